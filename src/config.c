@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * /etc/ib-hook.conf: INI style like systemd's .network files. Pure parsing
+ * (config_parse) is kept apart from file access (config_load) so that the unit
+ * tests and the fuzzer reach every branch without a file system.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+#define IBH_CONFIG_MAX_SIZE (1024 * 1024)
+
+enum section {
+	SECTION_NONE,
+	SECTION_MATCH,
+	SECTION_ROUTING,
+	SECTION_TABLES,
+	SECTION_SYSCTL,
+};
+
+static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
+	[IBH_SYSCTL_ARP_IGNORE] = "arp_ignore",
+	[IBH_SYSCTL_ARP_ANNOUNCE] = "arp_announce",
+	[IBH_SYSCTL_RP_FILTER] = "rp_filter",
+	[IBH_SYSCTL_ACCEPT_LOCAL] = "accept_local",
+};
+
+/* config key and the largest value the kernel accepts for it */
+static const struct {
+	const char *key;
+	int max;
+} sysctl_keys[IBH_SYSCTL_MAX] = {
+	[IBH_SYSCTL_ARP_IGNORE] = { "ArpIgnore", 8 },
+	[IBH_SYSCTL_ARP_ANNOUNCE] = { "ArpAnnounce", 2 },
+	[IBH_SYSCTL_RP_FILTER] = { "RpFilter", 2 },
+	[IBH_SYSCTL_ACCEPT_LOCAL] = { "AcceptLocal", 1 },
+};
+
+const char *sysctl_name(enum ibh_sysctl key)
+{
+	return sysctl_names[key];
+}
+
+void config_defaults(struct ibh_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->table_base = 1000;
+	c->priority = 1000;
+	c->main_route = IBH_MAIN_KEEP;
+	c->ipv6 = true;
+	c->sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	c->sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
+	c->sysctl[IBH_SYSCTL_RP_FILTER] = IBH_SYSCTL_KEEP;
+	c->sysctl[IBH_SYSCTL_ACCEPT_LOCAL] = IBH_SYSCTL_KEEP;
+}
+
+bool table_is_reserved(uint64_t table)
+{
+	return table == 0 || (table >= 253 && table <= 255) || table > UINT32_MAX;
+}
+
+uint32_t config_table_of(const struct ibh_config *c, const char *ifname)
+{
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (strcmp(c->tables[i].ifname, ifname) == 0)
+			return c->tables[i].table;
+	return 0;
+}
+
+bool config_table_is_listed(const struct ibh_config *c, uint32_t table)
+{
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (c->tables[i].table == table)
+			return true;
+	return false;
+}
+
+uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifindex)
+{
+	uint32_t t = config_table_of(c, ifname);
+	uint64_t computed;
+
+	if (t)
+		return t;
+	computed = (uint64_t)c->table_base + (uint64_t)ifindex;
+	return table_is_reserved(computed) ? 0 : (uint32_t)computed;
+}
+
+static int fail(struct ibh_config_error *err, unsigned int line, const char *key,
+		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int fail(struct ibh_config_error *err, unsigned int line, const char *key,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err) {
+		err->line = line;
+		snprintf(err->key, sizeof(err->key), "%s", key ? key : "");
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof(err->message), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static char *strip(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	*end = '\0';
+	return s;
+}
+
+/* decimal only, no sign, no leading junk: "1e3" or "-1" are mistakes, not numbers */
+static int parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *ret)
+{
+	unsigned long long v = 0;
+
+	if (*s == '\0')
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		v = v * 10 + (unsigned long long)(*s - '0');
+		if (v > max)
+			return -ERANGE;
+	}
+	if (v < min)
+		return -ERANGE;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
+static int parse_bool(const char *s, bool *ret)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcmp(s, yes[i]) == 0) {
+			*ret = true;
+			return 0;
+		}
+		if (strcmp(s, no[i]) == 0) {
+			*ret = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static bool ifname_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || *s == ' ' || *s == '\t' || *s == '=' || *s < 0x21 ||
+		    *s == 0x7f)
+			return false;
+	return true;
+}
+
+static int parse_match(struct ibh_config *c, unsigned int line, const char *key, char *value,
+		       struct ibh_config_error *err)
+{
+	char *save = NULL;
+
+	if (strcmp(key, "Name") != 0)
+		return fail(err, line, key, "unknown key '%s' in section [Match]", key);
+	/* like systemd: an empty assignment resets the list, others append */
+	if (*value == '\0') {
+		c->n_globs = 0;
+		return 0;
+	}
+	for (char *g = strtok_r(value, " \t", &save); g; g = strtok_r(NULL, " \t", &save)) {
+		if (c->n_globs >= IBH_MAX_GLOBS)
+			return fail(err, line, key, "too many names (at most %d)", IBH_MAX_GLOBS);
+		if (strlen(g) >= IBH_MAX_GLOB_LEN)
+			return fail(err, line, key, "name pattern '%.20s...' is too long", g);
+		snprintf(c->globs[c->n_globs++], IBH_MAX_GLOB_LEN, "%s", g);
+	}
+	return 0;
+}
+
+static int parse_routing(struct ibh_config *c, unsigned int line, const char *key,
+			 const char *value, struct ibh_config_error *err)
+{
+	uint32_t v;
+
+	if (strcmp(key, "TableBase") == 0) {
+		if (parse_u32(value, 0, INT32_MAX, &v) < 0)
+			return fail(err, line, key, "TableBase '%s' is not a number from 0 to %d",
+				    value, INT32_MAX);
+		c->table_base = v;
+	} else if (strcmp(key, "Priority") == 0) {
+		/* 0 is the local table's rule and 32766 main's: ib-hook must sit between */
+		if (parse_u32(value, 1, 32765, &v) < 0)
+			return fail(err, line, key, "Priority '%s' is not a number from 1 to 32765",
+				    value);
+		c->priority = v;
+	} else if (strcmp(key, "MainRoute") == 0) {
+		if (strcmp(value, "keep") == 0)
+			c->main_route = IBH_MAIN_KEEP;
+		else if (strcmp(value, "delete") == 0)
+			c->main_route = IBH_MAIN_DELETE;
+		else
+			return fail(err, line, key, "MainRoute '%s' is neither 'keep' nor 'delete'",
+				    value);
+	} else if (strcmp(key, "IPv6") == 0) {
+		if (parse_bool(value, &c->ipv6) < 0)
+			return fail(err, line, key, "IPv6 '%s' is neither 'yes' nor 'no'", value);
+	} else
+		return fail(err, line, key, "unknown key '%s' in section [Routing]", key);
+	return 0;
+}
+
+static int parse_tables(struct ibh_config *c, unsigned int line, const char *key,
+			const char *value, struct ibh_config_error *err)
+{
+	uint32_t t;
+
+	if (!ifname_valid(key))
+		return fail(err, line, key, "'%s' is not a valid interface name", key);
+	if (parse_u32(value, 1, UINT32_MAX, &t) < 0 || table_is_reserved(t))
+		return fail(err, line, key,
+			    "table '%s' is not a number from 1 to 4294967295 other than 253, 254, 255",
+			    value);
+	for (size_t i = 0; i < c->n_tables; i++) {
+		if (strcmp(c->tables[i].ifname, key) == 0)
+			return fail(err, line, key, "interface '%s' already has table %u", key,
+				    c->tables[i].table);
+		if (c->tables[i].table == t)
+			return fail(err, line, key, "table %u is already used by '%s'", t,
+				    c->tables[i].ifname);
+	}
+	if (c->n_tables >= IBH_MAX_TABLES)
+		return fail(err, line, key, "too many tables (at most %d)", IBH_MAX_TABLES);
+	snprintf(c->tables[c->n_tables].ifname, IF_NAMESIZE, "%s", key);
+	c->tables[c->n_tables++].table = t;
+	return 0;
+}
+
+static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key,
+			const char *value, struct ibh_config_error *err)
+{
+	for (int i = 0; i < IBH_SYSCTL_MAX; i++) {
+		uint32_t v;
+
+		if (strcmp(key, sysctl_keys[i].key) != 0)
+			continue;
+		if (strcmp(value, "keep") == 0)
+			c->sysctl[i] = IBH_SYSCTL_KEEP;
+		else if (parse_u32(value, 0, (uint32_t)sysctl_keys[i].max, &v) == 0)
+			c->sysctl[i] = (int)v;
+		else
+			return fail(err, line, key, "%s '%s' is neither 'keep' nor a number from 0 to %d",
+				    key, value, sysctl_keys[i].max);
+		return 0;
+	}
+	return fail(err, line, key, "unknown key '%s' in section [Sysctl]", key);
+}
+
+static int parse_section(const char *name, enum section *ret)
+{
+	static const struct {
+		const char *name;
+		enum section section;
+	} sections[] = {
+		{ "Match", SECTION_MATCH },
+		{ "Routing", SECTION_ROUTING },
+		{ "Tables", SECTION_TABLES },
+		{ "Sysctl", SECTION_SYSCTL },
+	};
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strcmp(name, sections[i].name) == 0) {
+			*ret = sections[i].section;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_line(struct ibh_config *c, enum section *section, unsigned int line, char *s,
+		      struct ibh_config_error *err)
+{
+	char *eq, *key, *value;
+
+	s = strip(s);
+	if (*s == '\0' || *s == '#' || *s == ';')
+		return 0;
+	if (*s == '[') {
+		size_t n = strlen(s);
+
+		if (s[n - 1] != ']')
+			return fail(err, line, NULL, "section header '%.40s' lacks ']'", s);
+		s[n - 1] = '\0';
+		if (parse_section(s + 1, section) < 0)
+			return fail(err, line, NULL, "unknown section [%.40s]", s + 1);
+		return 0;
+	}
+	eq = strchr(s, '=');
+	if (!eq)
+		return fail(err, line, NULL, "expected 'Key=Value' or '[Section]', got '%.40s'", s);
+	*eq = '\0';
+	key = strip(s);
+	value = strip(eq + 1);
+	if (*key == '\0')
+		return fail(err, line, NULL, "assignment without a key");
+
+	switch (*section) {
+	case SECTION_MATCH:
+		return parse_match(c, line, key, value, err);
+	case SECTION_ROUTING:
+		return parse_routing(c, line, key, value, err);
+	case SECTION_TABLES:
+		return parse_tables(c, line, key, value, err);
+	case SECTION_SYSCTL:
+		return parse_sysctl(c, line, key, value, err);
+	case SECTION_NONE:
+		break;
+	}
+	return fail(err, line, key, "key '%s' outside of any section", key);
+}
+
+int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh_config_error *err)
+{
+	enum section section = SECTION_NONE;
+	struct ibh_config parsed;
+	unsigned int line = 0;
+	char buf[1024];
+	size_t pos = 0;
+
+	config_defaults(&parsed);
+	while (pos < size) {
+		const char *nl = memchr(text + pos, '\n', size - pos);
+		size_t n = nl ? (size_t)(nl - (text + pos)) : size - pos;
+		int r;
+
+		line++;
+		if (memchr(text + pos, '\0', n))
+			return fail(err, line, NULL, "NUL byte in line");
+		if (n >= sizeof(buf))
+			return fail(err, line, NULL, "line longer than %zu characters",
+				    sizeof(buf) - 1);
+		memcpy(buf, text + pos, n);
+		buf[n] = '\0';
+		r = parse_line(&parsed, &section, line, buf, err);
+		if (r < 0)
+			return r;
+		pos += n + 1;
+	}
+	*c = parsed;
+	return 0;
+}
+
+int config_load(struct ibh_config *c, const char *path, bool missing_ok,
+		struct ibh_config_error *err)
+{
+	struct stat st;
+	char *text = NULL;
+	ssize_t n;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		if (errno == ENOENT && missing_ok) {
+			config_defaults(c);
+			return 0;
+		}
+		r = -errno;
+		return fail(err, 0, NULL, "cannot open: %s", strerror(-r));
+	}
+	if (fstat(fd, &st) < 0) {
+		r = fail(err, 0, NULL, "cannot stat: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = fail(err, 0, NULL, "not a regular file");
+		goto cleanup;
+	}
+	/* ib-hook runs as root from dispatchers: whoever may write its config owns the host */
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		r = fail(err, 0, NULL,
+			 "refusing a configuration file writable by others than root (owner %u, mode %04o)",
+			 (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
+		goto cleanup;
+	}
+	if (st.st_size > IBH_CONFIG_MAX_SIZE) {
+		r = fail(err, 0, NULL, "larger than %d bytes", IBH_CONFIG_MAX_SIZE);
+		goto cleanup;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		r = -ENOMEM;
+		goto cleanup;
+	}
+	n = read(fd, text, (size_t)st.st_size + 1);
+	if (n < 0) {
+		r = fail(err, 0, NULL, "cannot read: %s", strerror(errno));
+		goto cleanup;
+	}
+	r = config_parse(c, text, (size_t)n, err);
+cleanup:
+	free(text);
+	close(fd);
+	return r;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "plan.h"
+
+struct ibh_config;
+struct ibh_engine;
+
+enum ibh_mode {
+	IBH_MODE_CHANGE, /* apply or remove */
+	IBH_MODE_DRY_RUN,
+	IBH_MODE_STATUS,
+};
+
+struct ibh_request {
+	enum ibh_action action;
+	enum ibh_mode mode;
+	/* from a dispatcher: unknown or unmanaged interfaces are no business of ours */
+	bool hook;
+	FILE *out; /* --dry-run and --status output */
+};
+
+/* result of one interface, worst wins */
+enum ibh_result {
+	IBH_OK = 0,
+	IBH_FAILED = 1, /* a change failed, or --status found drift */
+	IBH_USAGE = 2,	/* e.g. an unknown interface asked for by name */
+};
+
+int engine_new(const struct ibh_config *c, struct ibh_engine **ret);
+void engine_free(struct ibh_engine *e);
+enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req);
+/* every managed link that exists; with none, a note on --status */
+enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req);

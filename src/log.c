@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Messages go to the journal when a dispatcher runs ib-hook and to stderr when
+ * a person does (stderr is a terminal) or no journal is reachable. libsystemd
+ * is opened only when the first message is sent: a run with nothing to do
+ * never pays for loading it and its dependencies.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <systemd/sd-journal.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+static struct {
+	enum ibh_log_target target;
+	int max_level;
+	bool journal_tried;
+	__typeof__(sd_journal_sendv) *sendv;
+	char iface[64];
+	char action[16];
+	uint32_t table;
+} log_state = { .max_level = LOG_INFO };
+
+void log_setup(enum ibh_log_target target, int max_level)
+{
+	log_state.target = target;
+	log_state.max_level = max_level;
+}
+
+void log_context(const char *iface, const char *action, uint32_t table)
+{
+	snprintf(log_state.iface, sizeof(log_state.iface), "%s", iface ? iface : "");
+	snprintf(log_state.action, sizeof(log_state.action), "%s", action ? action : "");
+	log_state.table = table;
+}
+
+static bool journal_open(void)
+{
+	void *dl;
+
+	if (log_state.journal_tried)
+		return log_state.sendv;
+	log_state.journal_tried = true;
+	if (log_state.target == IBH_LOG_STDERR || isatty(STDERR_FILENO) ||
+	    access(JOURNAL_SOCKET, W_OK) < 0)
+		return false;
+	dl = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!dl)
+		return false;
+	log_state.sendv = (__typeof__(sd_journal_sendv) *)dlsym(dl, "sd_journal_sendv");
+	return log_state.sendv;
+}
+
+static int journal_send(int level, int error, const char *msg)
+{
+	char message[1100], priority[16], iface[80], action[40], table[40], errnum[24];
+	struct iovec iov[8];
+	int n = 0;
+
+#define FIELD(buf, ...)                                                   \
+	do {                                                              \
+		snprintf(buf, sizeof(buf), __VA_ARGS__);                  \
+		iov[n++] = (struct iovec){ .iov_base = buf, .iov_len = strlen(buf) }; \
+	} while (0)
+
+	FIELD(message, "MESSAGE=%s", msg);
+	FIELD(priority, "PRIORITY=%d", level);
+	iov[n++] = (struct iovec){ .iov_base = "SYSLOG_IDENTIFIER=ib-hook", .iov_len = 25 };
+	if (log_state.iface[0])
+		FIELD(iface, "INTERFACE=%s", log_state.iface);
+	if (log_state.action[0])
+		FIELD(action, "IB_HOOK_ACTION=%s", log_state.action);
+	if (log_state.table)
+		FIELD(table, "IB_HOOK_TABLE=%u", log_state.table);
+	if (error)
+		FIELD(errnum, "ERRNO=%d", error);
+#undef FIELD
+	return log_state.sendv(iov, n);
+}
+
+int log_full(int level, int error, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	error = error < 0 ? -error : error;
+	if (level > log_state.max_level)
+		return -error;
+	errno = error;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	/* whatever the journal refuses still reaches stderr: nothing is lost silently */
+	if (journal_open() && journal_send(level, error, msg) >= 0)
+		return -error;
+	if (level <= LOG_WARNING)
+		fprintf(stderr, "ib-hook: %s%s\n", level <= LOG_ERR ? "" : "warning: ", msg);
+	else
+		fprintf(stderr, "%s\n", msg);
+	return -error;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one seam between ib-hook and the kernel's routing: every netlink read
+ * and write goes through here, and only netlink.c includes libnl.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+struct ibh_nl;
+
+struct ibh_addr_entry {
+	int ifindex;
+	struct ibh_ip ip;
+};
+
+int netlink_open(struct ibh_nl **ret);
+void netlink_close(struct ibh_nl *n);
+
+/* -ENODEV when there is no such link */
+int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret);
+int netlink_dump_links(struct ibh_nl *n, struct ibh_link **ret, size_t *n_ret);
+/* addresses of ifindex (0: of every link); IPv6 link-local ones are left out */
+int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **ret, size_t *n_ret);
+/* *ret_protocol: whether the kernel reports rule protocols */
+int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol);
+/*
+ * Routes of one table, IPv4 and IPv6, optionally only those through oif.
+ * The kernel filters the dump (strict checking, >= 4.20), so the cost follows
+ * the size of that table and not of main.
+ */
+int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_route **ret,
+		  size_t *n_ret);
+
+/* 1: changed, 0: already so (exists on add, absent on delete), < 0: -errno */
+int netlink_route_replace(struct ibh_nl *n, const struct ibh_route *r);
+int netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
+int netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
+int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+/* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
+int netlink_neigh_flush(struct ibh_nl *n, int ifindex);

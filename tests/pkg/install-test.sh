@@ -1,0 +1,236 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# install-test.sh [DEB]: install the package into a throwaway Debian 12 root
+# and check what dpkg -i, -r and -P leave behind. Without DEB, the package
+# is built first from a clean copy of this source tree.
+#
+# Needs root, mmdebstrap, unshare and ip. Every network change happens in a
+# namespace this script creates and deletes; the root is built from the
+# host's apt sources and removed at exit, nothing is cached.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-test.sh: needs root (mmdebstrap, chroot, network namespaces)" >&2
+	exit 77
+fi
+for tool in mmdebstrap unshare ip dpkg-deb; do
+	if ! command -v "$tool" >/dev/null; then
+		echo "install-test.sh: $tool is missing" >&2
+		exit 77
+	fi
+done
+
+tmp=$(mktemp -d /tmp/ib-hook-install.XXXXXX)
+ns=ibhook-pkg-$$
+cleanup() {
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if [ $# -ge 1 ]; then
+	deb=$(realpath "$1")
+else
+	echo "# building the package from a clean copy of the tree"
+	export_tree "$here/../.." "$tmp/src/ib-hook"
+	if ! (cd "$tmp/src/ib-hook" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1; then
+		tail -n 40 "$tmp/build.log"
+		not_ok "package builds"
+		exit 1
+	fi
+	deb=$(ls "$tmp"/src/ib-hook_*.deb | head -n 1)
+fi
+[ -f "$deb" ] || { not_ok "package file $deb exists"; exit 1; }
+
+root=$tmp/root
+mirrors=$tmp/sources.list
+mirror_lines bookworm >"$mirrors" || { not_ok "host has an apt mirror configured"; exit 1; }
+deps=$(deb_depends "$deb")
+echo "# making a Debian 12 root with $deps"
+if ! mmdebstrap --variant=apt --include="$deps" bookworm "$root" "$mirrors" \
+	</dev/null >"$tmp/mmdebstrap.log" 2>&1; then
+	tail -n 20 "$tmp/mmdebstrap.log"
+	not_ok "mmdebstrap bookworm root"
+	exit 1
+fi
+cp "$deb" "$root/tmp/ib-hook.deb"
+
+# Without /proc, in a network namespace of its own: no netlink access that
+# could matter, and nothing of the host's network is reachable.
+in_chroot() {
+	unshare --net chroot "$root" "$@" </dev/null
+}
+
+# As on a running system: own network, PID and mount namespaces, /proc and
+# /sys mounted, so the maintainer scripts really run ib-hook.
+in_system() {
+	ip netns exec "$ns" unshare --pid --fork --mount-proc="$root/proc" \
+		sh -c 'mount -t sysfs sysfs "$0/sys" && exec chroot "$0" "$@"' "$root" "$@" </dev/null
+}
+
+# Snapshot of the root before installing, to compare after the purge; dpkg's
+# database, logs, caches and /tmp legitimately change.
+snapshot() {
+	(cd "$root" && find . -xdev \
+		\( -path ./proc -o -path ./sys -o -path ./dev -o -path ./tmp \
+		-o -path ./var/lib/dpkg -o -path ./var/log -o -path ./var/cache \) -prune \
+		-o -print | LC_ALL=C sort)
+}
+snapshot >"$tmp/before"
+
+# --- dpkg -i in a chroot without /proc: postinst must succeed and say why
+# it did not apply, in one line.
+in_chroot dpkg -i /tmp/ib-hook.deb >"$tmp/install.log" 2>&1
+rc=$?
+check "dpkg -i succeeds in a chroot without /proc or network (exit $rc)" [ "$rc" -eq 0 ]
+n=$(grep -c '^ib-hook:' "$tmp/install.log")
+check "postinst printed one line about not applying ($n)" [ "$n" -eq 1 ]
+grep '^ib-hook:' "$tmp/install.log" | sed 's/^/# /'
+status=$(chroot "$root" dpkg-query -W -f='${Status}' ib-hook 2>/dev/null)
+check "package is installed ($status)" [ "$status" = "install ok installed" ]
+
+# --- files
+mode_owner() {
+	stat -c '%a %u:%g' "$1" 2>/dev/null
+}
+bin=$root/usr/sbin/ib-hook
+check "binary /usr/sbin/ib-hook is a 0755 root:root file" \
+	[ -f "$bin" -a ! -L "$bin" -a "$(mode_owner "$bin")" = "755 0:0" ]
+version=$(in_chroot /usr/sbin/ib-hook --version 2>&1)
+check "ib-hook --version prints 'ib-hook 0.1.0' ($version)" [ "$version" = "ib-hook 0.1.0" ]
+check "man page /usr/share/man/man8/ib-hook.8.gz" [ -f "$root/usr/share/man/man8/ib-hook.8.gz" ]
+check "conffile /etc/ib-hook.conf exists" [ -f "$root/etc/ib-hook.conf" ]
+check "/etc/ib-hook.conf is a dpkg conffile" \
+	grep -qx '/etc/ib-hook.conf' "$root/var/lib/dpkg/info/ib-hook.conffiles"
+check "/etc/ib-hook.conf is root:root and not group/other-writable" \
+	[ "$(stat -c '%u:%g' "$root/etc/ib-hook.conf")" = 0:0 -a \
+	  $(( 0$(stat -c '%a' "$root/etc/ib-hook.conf") & 022 )) -eq 0 ]
+
+hooks="/etc/networkd-dispatcher/routable.d/ib-hook
+/etc/networkd-dispatcher/configured.d/ib-hook
+/etc/networkd-dispatcher/off.d/ib-hook
+/etc/networkd-dispatcher/no-carrier.d/ib-hook
+/etc/network/if-up.d/ib-hook
+/etc/network/if-post-down.d/ib-hook"
+for h in $hooks; do
+	if [ ! -L "$root$h" ]; then
+		not_ok "hook $h is a symlink"
+		continue
+	fi
+	target=$(chroot "$root" readlink -f "$h")
+	dir=$(dirname "$target")
+	if [ "$target" = /usr/sbin/ib-hook ] &&
+	   [ "$(mode_owner "$root$target")" = "755 0:0" ] &&
+	   [ "$(mode_owner "$root$dir")" = "755 0:0" ] &&
+	   [ "$(mode_owner "$root$(dirname "$h")")" = "755 0:0" ]; then
+		ok "hook $h -> $target, 0755 root:root in 0755 root:root $dir"
+	else
+		not_ok "hook $h -> $target ($(mode_owner "$root$target") in $dir $(mode_owner "$root$dir"), hook dir $(mode_owner "$root$(dirname "$h")"))"
+	fi
+done
+
+# --- maintainer scripts on a "running system": a network namespace holding
+# memserver34's two ports, and a config that manages them by name.
+ip netns add "$ns"
+ip -n "$ns" link add ib0 type veth peer name ib1
+ip -n "$ns" addr add 172.16.34.1/16 dev ib0
+ip -n "$ns" addr add 172.16.34.2/16 dev ib1
+ip -n "$ns" link set lo up
+ip -n "$ns" link set ib0 up
+ip -n "$ns" link set ib1 up
+cp "$root/etc/ib-hook.conf" "$tmp/ib-hook.conf.orig"
+printf '[Match]\nName=ib*\n' >"$root/etc/ib-hook.conf"
+chmod 0644 "$root/etc/ib-hook.conf"
+
+rules_present() {
+	r=$(ip -n "$ns" rule show)
+	echo "$r" | grep -q 'from 172.16.34.1 lookup' && echo "$r" | grep -q 'from 172.16.34.2 lookup'
+}
+rules_absent() {
+	! ip -n "$ns" rule show | grep -q 'from 172\.16\.34\.'
+}
+
+postinst=/var/lib/dpkg/info/ib-hook.postinst
+in_system "$postinst" configure >"$tmp/postinst.log" 2>&1
+rc=$?
+check "postinst configure on a running system succeeds (exit $rc)" [ "$rc" -eq 0 ]
+check "postinst applied: rules from 172.16.34.1 and 172.16.34.2 exist" rules_present
+in_system /usr/sbin/ib-hook --status >"$tmp/status.log" 2>&1
+rc=$?
+check "ib-hook --status after postinst reports no drift (exit $rc)" [ "$rc" -eq 0 ]
+
+# Without netlink permission (CAP_NET_ADMIN dropped) ib-hook fails, and the
+# postinst must still succeed with one line.
+in_system /usr/sbin/ib-hook --all --remove >/dev/null 2>&1
+ip netns exec "$ns" unshare --pid --fork --mount-proc="$root/proc" \
+	setpriv --bounding-set=-net_admin --inh-caps=-net_admin \
+	chroot "$root" "$postinst" configure </dev/null >"$tmp/noperm.log" 2>&1
+rc=$?
+n=$(wc -l <"$tmp/noperm.log")
+check "postinst without CAP_NET_ADMIN succeeds (exit $rc)" [ "$rc" -eq 0 ]
+check "postinst without CAP_NET_ADMIN printed one line ($n)" [ "$n" -eq 1 ]
+sed 's/^/# /' "$tmp/noperm.log"
+
+# A config that ib-hook refuses (group-writable) must not fail it either.
+chmod 0664 "$root/etc/ib-hook.conf"
+in_system "$postinst" configure >"$tmp/badconf.log" 2>&1
+rc=$?
+n=$(wc -l <"$tmp/badconf.log")
+check "postinst with a config ib-hook rejects succeeds with one line (exit $rc, $n lines)" \
+	[ "$rc" -eq 0 -a "$n" -eq 1 ]
+chmod 0644 "$root/etc/ib-hook.conf"
+
+in_system "$postinst" configure >/dev/null 2>&1
+rules_present || not_ok "re-apply before dpkg -r"
+
+# --- dpkg -r: prerm undoes the routing; only the conffile stays.
+in_system dpkg -r ib-hook >"$tmp/remove.log" 2>&1
+rc=$?
+check "dpkg -r succeeds (exit $rc)" [ "$rc" -eq 0 ]
+check "prerm removed the rules ib-hook installed" rules_absent
+status=$(chroot "$root" dpkg-query -W -f='${Status}' ib-hook 2>/dev/null)
+check "package state after dpkg -r is config-files ($status)" \
+	[ "$status" = "deinstall ok config-files" ]
+left=
+for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's/^\.//'); do
+	[ "$f" = /etc/ib-hook.conf ] && continue
+	if [ -e "$root$f" ] || [ -L "$root$f" ]; then
+		left="$left $f"
+	fi
+done
+check "dpkg -r removed every file but the conffile${left:+ (left:$left)}" [ -z "$left" ]
+check "dpkg -r kept /etc/ib-hook.conf" [ -f "$root/etc/ib-hook.conf" ]
+
+# --- dpkg -P: nothing of the package is left.
+in_chroot dpkg -P ib-hook >"$tmp/purge.log" 2>&1
+rc=$?
+check "dpkg -P succeeds (exit $rc)" [ "$rc" -eq 0 ]
+check "dpkg -P removed /etc/ib-hook.conf" [ ! -e "$root/etc/ib-hook.conf" ]
+check "dpkg -P removed /run/ib-hook.lock" [ ! -e "$root/run/ib-hook.lock" ]
+status=$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' ib-hook 2>/dev/null)
+forgotten() {
+	[ -z "$status" ] || [ "$status" = "un " ]
+}
+check "dpkg no longer knows the package (${status:-not found})" forgotten
+check "no /var/lib/dpkg/info/ib-hook.* left" \
+	[ -z "$(ls "$root"/var/lib/dpkg/info/ib-hook.* 2>/dev/null)" ]
+snapshot >"$tmp/after"
+if diff "$tmp/before" "$tmp/after" >"$tmp/diff"; then
+	ok "after dpkg -P the root holds the same files as before dpkg -i"
+else
+	sed 's/^/# /' "$tmp/diff"
+	not_ok "after dpkg -P the root holds the same files as before dpkg -i"
+fi
+
+if [ "$fails" -ne 0 ]; then
+	for log in install postinst status remove purge; do
+		[ -s "$tmp/$log.log" ] && { echo "# --- $log.log"; sed 's/^/# /' "$tmp/$log.log"; }
+	done
+	exit 1
+fi
+exit 0

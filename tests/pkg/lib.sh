@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the package tests; sourced, not run.
+#
+# The mirror is never written down: it is read from the host's apt
+# configuration at run time, so the tests use whatever mirror (or proxy)
+# this machine is set up for.
+
+fails=0
+
+ok() {
+	echo "ok - $*"
+}
+
+not_ok() {
+	echo "not ok - $*"
+	fails=$((fails + 1))
+}
+
+# check DESCRIPTION COMMAND...: run COMMAND, report it as one TAP-like line.
+check() {
+	desc=$1
+	shift
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+	fi
+}
+
+# host_mirror_uris: print "MAIN_URI SECURITY_URI" (the latter may be empty),
+# read from the host's deb822 sources or, failing that, one-line sources.list.
+host_mirror_uris() {
+	main= sec=
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		# one stanza per paragraph: remember URIs, decide once Suites is known
+		eval "$(awk '
+			function flush() {
+				if (uris != "" && suites != "" && types ~ /(^| )deb( |$)/) {
+					split(uris, u, " ")
+					if (suites ~ /-security/) { if (sec == "") sec = u[1] }
+					else if (main == "") main = u[1]
+				}
+				uris = ""; suites = ""; types = ""
+			}
+			/^[ \t]*$/ { flush(); next }
+			/^#/ { next }
+			/^URIs:/ { sub(/^URIs:[ \t]*/, ""); uris = $0 }
+			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+			/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
+			/^Enabled:[ \t]*no/ { uris = "" }
+			END { flush(); printf "m=%s\ns=%s\n", main, sec }
+		' "$f")"
+		[ -n "$main" ] || main=$m
+		[ -n "$sec" ] || sec=$s
+	done
+	if [ -z "$main" ]; then
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+			[ -r "$f" ] || continue
+			eval "$(awk '
+				$1 == "deb" {
+					uri = $2
+					if (uri ~ /^\[/) uri = $3
+					if ($0 ~ /-security/) { if (sec == "") sec = uri }
+					else if (main == "") main = uri
+				}
+				END { printf "m=%s\ns=%s\n", main, sec }
+			' "$f")"
+			[ -n "$main" ] || main=$m
+			[ -n "$sec" ] || sec=$s
+		done
+	fi
+	[ -n "$main" ] || return 1
+	echo "$main $sec"
+}
+
+# mirror_lines SUITE: print the one-line sources.list entries for SUITE
+# (main, -updates, -security) on the host's mirrors.
+mirror_lines() {
+	suite=$1
+	set -- $(host_mirror_uris) || return 1
+	echo "deb $1 $suite main"
+	echo "deb $1 $suite-updates main"
+	if [ -n "${2:-}" ]; then
+		echo "deb $2 $suite-security main"
+	fi
+}
+
+# export_tree SRC DEST: copy the source tree SRC to the new directory DEST as
+# a clean clone would have it: the files git knows (committed or not yet),
+# without ignored files, build directories or debhelper's leftovers.
+export_tree() {
+	src=$1 dest=$2
+	mkdir -p "$dest"
+	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard) |
+		(cd "$src" && grep -zEv '^(build[^/]*|obj-[^/]*)/|^debian/(\.debhelper|ib-hook|tmp)/|^debian/(files|debhelper-build-stamp|.*\.substvars|.*\.debhelper\.log)$' |
+			xargs -0r sh -c 'for f; do [ -e "$f" ] || [ -L "$f" ] && printf "%s\0" "$f"; done' sh |
+			tar --null -T - -cf -) |
+		tar -C "$dest" -xf -
+	else
+		tar -C "$src" --exclude=.git --exclude='./build*' --exclude='./obj-*' \
+			--exclude=./debian/.debhelper --exclude=./debian/ib-hook \
+			--exclude=./debian/files --exclude='./debian/*.substvars' \
+			--exclude=./debian/debhelper-build-stamp -cf - . |
+		tar -C "$dest" -xf -
+	fi
+}
+
+# deb_depends DEB: the names of the packages DEB depends on (first
+# alternative, no versions), comma separated, for mmdebstrap --include.
+deb_depends() {
+	dpkg-deb -f "$1" Depends Pre-Depends |
+	sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
+	sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
+	grep -v '^$' | sort -u | paste -sd, -
+}
