@@ -1,0 +1,181 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared helpers of the shell tests: every test builds its hosts as network
+# namespaces of its own and removes them on every exit path. Nothing here
+# touches the namespace the test was started in.
+#
+# Environment (set by meson): IB_HOOK (the built binary), IB_HOOK_SYSCONFDIR
+# (where the binary looks for ib-hook.conf in hook mode).
+
+set -u
+
+IB_HOOK=${IB_HOOK:-$(cd "$(dirname "$0")/../.." && pwd)/build/src/ib-hook}
+IB_HOOK_SYSCONFDIR=${IB_HOOK_SYSCONFDIR:-/usr/local/etc}
+T_NAME=$(basename "$0" .sh)
+T_PFX="ibt$$-"
+T_DIR=$(mktemp -d "/tmp/ib-hook-test.XXXXXX")
+T_NS=""
+T_FAILED=0
+T_COUNT=0
+
+t_cleanup() {
+	for ns in $T_NS; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$T_DIR"
+}
+trap t_cleanup EXIT
+trap 'exit 130' INT TERM
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+t_require() {
+	[ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
+	command -v ip >/dev/null || skip "needs ip (iproute2)"
+	[ -x "$IB_HOOK" ] || skip "no ib-hook binary at $IB_HOOK"
+	ip netns add "${T_PFX}probe" 2>/dev/null || skip "cannot create network namespaces here"
+	ip netns del "${T_PFX}probe"
+	for cmd in "$@"; do
+		command -v "$cmd" >/dev/null || skip "needs $cmd"
+	done
+}
+
+# ns NAME: the full name of this test's namespace NAME
+ns() {
+	echo "$T_PFX$1"
+}
+
+ns_new() {
+	ip netns add "$T_PFX$1" || exit 1
+	T_NS="$T_NS $T_PFX$1"
+	ip -n "$T_PFX$1" link set lo up
+}
+
+# in NAME CMD...: run CMD inside namespace NAME
+in() {
+	n=$1
+	shift
+	ip netns exec "$T_PFX$n" "$@"
+}
+
+# veth NS IF PEER [PEER_NS]: a veth pair named like an IB port, both ends up
+veth() {
+	if [ $# -ge 4 ]; then
+		ip -n "$T_PFX$1" link add "$2" type veth peer name "$3" netns "$T_PFX$4" || exit 1
+		ip -n "$T_PFX$4" link set "$3" up
+	else
+		ip -n "$T_PFX$1" link add "$2" type veth peer name "$3" || exit 1
+		ip -n "$T_PFX$1" link set "$3" up
+	fi
+	ip -n "$T_PFX$1" link set "$2" up
+}
+
+addr() {
+	ip -n "$T_PFX$1" addr add "$3" dev "$2" || exit 1
+}
+
+# conf NAME: write stdin to $T_DIR/NAME.conf (root-owned, 0644)
+conf() {
+	cat >"$T_DIR/$1.conf"
+	chmod 0644 "$T_DIR/$1.conf"
+}
+
+# ibh NS ARGS...: run ib-hook by hand in NS (stdout and stderr as they are)
+ibh() {
+	n=$1
+	shift
+	ip netns exec "$T_PFX$n" "$IB_HOOK" "$@"
+}
+
+# hook NS CONF VAR=VALUE...: run ib-hook as a dispatcher does: no arguments,
+# only the dispatcher's variables, the test's config in place of the installed
+# one, and no journal (messages go to stderr).
+hook() {
+	n=$1
+	cfg=$2
+	shift 2
+	[ -d "$IB_HOOK_SYSCONFDIR" ] || skip "no $IB_HOOK_SYSCONFDIR to mount the test config on"
+	ip netns exec "$T_PFX$n" sh -c '
+		cfg=$1 dir=$2 bin=$3
+		shift 3
+		mount -t tmpfs -o mode=0755 tmpfs "$dir" || exit 90
+		if [ -n "$cfg" ]; then cp "$cfg" "$dir/ib-hook.conf"; fi
+		if [ -d /run/systemd/journal ]; then mount -t tmpfs tmpfs /run/systemd/journal; fi
+		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@" "$bin"
+	' hook "$cfg" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$@"
+}
+
+ok() {
+	T_COUNT=$((T_COUNT + 1))
+	echo "ok $T_COUNT - $*"
+}
+
+not_ok() {
+	T_COUNT=$((T_COUNT + 1))
+	T_FAILED=$((T_FAILED + 1))
+	echo "not ok $T_COUNT - $*"
+}
+
+# check DESCRIPTION CMD...: ok when CMD succeeds
+check() {
+	d=$1
+	shift
+	if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+
+# expect_eq DESCRIPTION EXPECTED ACTUAL
+expect_eq() {
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		printf '  expected: %s\n  actual:   %s\n' "$2" "$3" | sed 's/^/#/'
+	fi
+}
+
+# expect_rc DESCRIPTION EXPECTED_RC CMD...
+expect_rc() {
+	d=$1
+	want=$2
+	shift 2
+	"$@" >"$T_DIR/out" 2>"$T_DIR/err"
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		ok "$d (exit $rc)"
+	else
+		not_ok "$d (exit $rc, wanted $want)"
+		sed 's/^/#  stderr: /' "$T_DIR/err"
+	fi
+}
+
+# state NS: rules, and every table's routes but the local one (for comparisons)
+state() {
+	ip -n "$T_PFX$1" rule show
+	ip -n "$T_PFX$1" -6 rule show
+	ip -n "$T_PFX$1" route show table all | grep -v -e '^local ' -e '^broadcast ' -e '^multicast ' -e ' table local '
+	ip -n "$T_PFX$1" -6 route show table all | grep -v -e '^local ' -e '^multicast ' -e ' table local '
+}
+
+# sysctls NS IF: the per-interface IPv4 settings ib-hook may change
+sysctls() {
+	for k in arp_ignore arp_announce rp_filter accept_local; do
+		printf '%s=%s ' "$k" "$(in "$1" cat "/proc/sys/net/ipv4/conf/$2/$k")"
+	done
+}
+
+# rules_from NS ADDR: the rule lines for source ADDR
+rules_from() {
+	ip -n "$T_PFX$1" rule show | grep -c "from $2 " || true
+}
+
+done_testing() {
+	echo "1..$T_COUNT"
+	[ "$T_FAILED" = 0 ] || {
+		echo "# $T_FAILED of $T_COUNT checks failed in $T_NAME"
+		exit 1
+	}
+	exit 0
+}

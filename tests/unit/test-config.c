@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static int parse(struct ibh_config *c, const char *text, struct ibh_config_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	return config_parse(c, text, strlen(text), err);
+}
+
+static void test_defaults(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, "", &err), 0);
+	assert_int_equal(c.n_globs, 0);
+	assert_int_equal(c.table_base, 1000);
+	assert_int_equal(c.priority, 1000);
+	assert_int_equal(c.main_route, IBH_MAIN_KEEP);
+	assert_true(c.ipv6);
+	assert_int_equal(c.n_tables, 0);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ARP_IGNORE], 2);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ARP_ANNOUNCE], 2);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_RP_FILTER], IBH_SYSCTL_KEEP);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ACCEPT_LOCAL], IBH_SYSCTL_KEEP);
+}
+
+static void test_every_key(void **state)
+{
+	static const char text[] = "# comment\n"
+				   "; another comment\n"
+				   "[Match]\n"
+				   "Name=ib* ibs*\n"
+				   "Name = ibp4s0d1\t\n"
+				   "\n"
+				   "[Routing]\n"
+				   "TableBase=2000\n"
+				   "Priority = 500\n"
+				   "MainRoute=delete\n"
+				   "IPv6=no\n"
+				   "[Tables]\n"
+				   "ib0=941\n"
+				   "ib1 = 942\r\n"
+				   "[Sysctl]\n"
+				   "ArpIgnore=1\n"
+				   "ArpAnnounce=keep\n"
+				   "RpFilter=1\n"
+				   "AcceptLocal=1\n";
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, text, &err), 0);
+	assert_int_equal(c.n_globs, 3);
+	assert_string_equal(c.globs[0], "ib*");
+	assert_string_equal(c.globs[1], "ibs*");
+	assert_string_equal(c.globs[2], "ibp4s0d1");
+	assert_int_equal(c.table_base, 2000);
+	assert_int_equal(c.priority, 500);
+	assert_int_equal(c.main_route, IBH_MAIN_DELETE);
+	assert_false(c.ipv6);
+	assert_int_equal(c.n_tables, 2);
+	assert_int_equal(config_table_of(&c, "ib0"), 941);
+	assert_int_equal(config_table_of(&c, "ib1"), 942);
+	assert_int_equal(config_table_of(&c, "ib2"), 0);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ARP_IGNORE], 1);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ARP_ANNOUNCE], IBH_SYSCTL_KEEP);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_RP_FILTER], 1);
+	assert_int_equal(c.sysctl[IBH_SYSCTL_ACCEPT_LOCAL], 1);
+}
+
+static void test_empty_name_resets(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, "[Match]\nName=ib*\nName=\nName=eth1\n", &err), 0);
+	assert_int_equal(c.n_globs, 1);
+	assert_string_equal(c.globs[0], "eth1");
+}
+
+static void test_booleans(void **state)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	struct ibh_config c;
+	struct ibh_config_error err;
+	char text[64];
+
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "[Routing]\nIPv6=%s\n", yes[i]);
+		assert_int_equal(parse(&c, text, &err), 0);
+		assert_true(c.ipv6);
+		snprintf(text, sizeof(text), "[Routing]\nIPv6=%s\n", no[i]);
+		assert_int_equal(parse(&c, text, &err), 0);
+		assert_false(c.ipv6);
+	}
+}
+
+struct bad_case {
+	const char *text;
+	unsigned int line;
+	const char *key;
+	const char *message; /* a part of it */
+};
+
+static void test_errors(void **state)
+{
+	static const struct bad_case cases[] = {
+		{ "[Routing]\nFoo=1\n", 2, "Foo", "unknown key 'Foo' in section [Routing]" },
+		{ "[Match]\nname=ib*\n", 2, "name", "unknown key 'name'" },
+		{ "[Sysctl]\nArpFilter=1\n", 2, "ArpFilter", "unknown key" },
+		{ "[Bogus]\nA=1\n", 1, "", "unknown section [Bogus]" },
+		{ "[Routing\n", 1, "", "lacks ']'" },
+		{ "TableBase=1\n", 1, "TableBase", "outside of any section" },
+		{ "[Routing]\njust words\n", 2, "", "expected 'Key=Value'" },
+		{ "[Routing]\n=5\n", 2, "", "without a key" },
+		{ "[Routing]\n\n\nPriority=0\n", 4, "Priority", "from 1 to 32765" },
+		{ "[Routing]\nPriority=32766\n", 2, "Priority", "from 1 to 32765" },
+		{ "[Routing]\nPriority=-1\n", 2, "Priority", "not a number" },
+		{ "[Routing]\nPriority=1e3\n", 2, "Priority", "not a number" },
+		{ "[Routing]\nPriority=\n", 2, "Priority", "not a number" },
+		{ "[Routing]\nTableBase=99999999999\n", 2, "TableBase", "not a number" },
+		{ "[Routing]\nMainRoute=remove\n", 2, "MainRoute", "neither 'keep' nor 'delete'" },
+		{ "[Routing]\nIPv6=maybe\n", 2, "IPv6", "neither 'yes' nor 'no'" },
+		{ "[Tables]\nib0=254\n", 2, "ib0", "other than 253, 254, 255" },
+		{ "[Tables]\nib0=0\n", 2, "ib0", "from 1 to" },
+		{ "[Tables]\nib0=4294967296\n", 2, "ib0", "from 1 to" },
+		{ "[Tables]\nib0=main\n", 2, "ib0", "from 1 to" },
+		{ "[Tables]\nib0=941\nib1=941\n", 3, "ib1", "table 941 is already used by 'ib0'" },
+		{ "[Tables]\nib0=941\nib0=942\n", 3, "ib0", "already has table 941" },
+		{ "[Tables]\nib/0=941\n", 2, "ib/0", "not a valid interface name" },
+		{ "[Tables]\naveryveryverylongname=941\n", 2, "averyveryverylongname", "not a valid" },
+		{ "[Sysctl]\nArpIgnore=9\n", 2, "ArpIgnore", "from 0 to 8" },
+		{ "[Sysctl]\nArpAnnounce=3\n", 2, "ArpAnnounce", "from 0 to 2" },
+		{ "[Sysctl]\nRpFilter=strict\n", 2, "RpFilter", "neither 'keep'" },
+		{ "[Sysctl]\nAcceptLocal=2\n", 2, "AcceptLocal", "from 0 to 1" },
+	};
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		config_defaults(&c);
+		c.priority = 4242;
+		print_message("case %zu: %s", i, cases[i].text);
+		assert_int_equal(parse(&c, cases[i].text, &err), -EINVAL);
+		assert_int_equal(err.line, cases[i].line);
+		assert_string_equal(err.key, cases[i].key);
+		assert_non_null(strstr(err.message, cases[i].message));
+		/* a failed parse leaves the caller's config alone */
+		assert_int_equal(c.priority, 4242);
+	}
+}
+
+static void test_nul_and_long_lines(void **state)
+{
+	static const char nul[] = "[Routing]\nPriority=1\0\n";
+	struct ibh_config c;
+	struct ibh_config_error err;
+	char *longline = malloc(2048);
+
+	assert_int_equal(config_parse(&c, nul, sizeof(nul) - 1, &err), -EINVAL);
+	assert_int_equal(err.line, 2);
+	memset(longline, 'a', 2047);
+	longline[2047] = '\0';
+	assert_int_equal(parse(&c, longline, &err), -EINVAL);
+	assert_int_equal(err.line, 1);
+	free(longline);
+}
+
+static void test_table_computation(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, "[Tables]\nib1=942\n", &err), 0);
+	assert_int_equal(config_table(&c, "ib0", 3), 1003);
+	assert_int_equal(config_table(&c, "ib1", 4), 942);
+	/* base + ifindex landing on main, default, local or 0 is refused */
+	c.table_base = 250;
+	assert_int_equal(config_table(&c, "ib0", 3), 0);
+	assert_int_equal(config_table(&c, "ib0", 4), 0);
+	assert_int_equal(config_table(&c, "ib0", 6), 256);
+	c.table_base = 0;
+	assert_int_equal(config_table(&c, "ib0", 7), 7);
+	assert_true(table_is_reserved(0));
+	assert_true(table_is_reserved(253));
+	assert_true(table_is_reserved(255));
+	assert_true(table_is_reserved(1ULL << 32));
+	assert_false(table_is_reserved(252));
+	assert_false(table_is_reserved(256));
+	assert_true(config_table_is_listed(&c, 942));
+	assert_false(config_table_is_listed(&c, 941));
+}
+
+static void test_load(void **state)
+{
+	char path[] = "/tmp/ib-hook-test-conf.XXXXXX";
+	struct ibh_config c;
+	struct ibh_config_error err = {};
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "[Routing]\nPriority=77\n", 22), 22);
+	close(fd);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(config_load(&c, path, false, &err), 0);
+	assert_int_equal(c.priority, 77);
+	/* a file others may write is refused: ib-hook runs as root */
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(config_load(&c, path, false, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "writable by others"));
+	unlink(path);
+	/* a missing default file means defaults; a missing named one is an error */
+	assert_int_equal(config_load(&c, path, true, &err), 0);
+	assert_int_equal(c.priority, 1000);
+	assert_true(config_load(&c, path, false, &err) < 0);
+	assert_non_null(strstr(err.message, "cannot open"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_empty_name_resets),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_nul_and_long_lines),
+		cmocka_unit_test(test_table_computation),
+		cmocka_unit_test(test_load),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
