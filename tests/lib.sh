@@ -13,6 +13,7 @@ IB_HOOK_SYSCONFDIR=${IB_HOOK_SYSCONFDIR:-/usr/local/etc}
 T_NAME=$(basename "$0" .sh)
 T_PFX="ibt$$-"
 T_DIR=$(mktemp -d "/tmp/ib-hook-test.XXXXXX")
+chmod 0755 "$T_DIR" # the unprivileged runs read its configs
 T_NS=""
 T_FAILED=0
 T_COUNT=0
@@ -54,8 +55,8 @@ ns_new() {
 	ip -n "$T_PFX$1" link set lo up
 }
 
-# in NAME CMD...: run CMD inside namespace NAME
-in() {
+# nsx NAME CMD...: run CMD inside namespace NAME
+nsx() {
 	n=$1
 	shift
 	ip netns exec "$T_PFX$n" "$@"
@@ -162,7 +163,7 @@ state() {
 # sysctls NS IF: the per-interface IPv4 settings ib-hook may change
 sysctls() {
 	for k in arp_ignore arp_announce rp_filter accept_local; do
-		printf '%s=%s ' "$k" "$(in "$1" cat "/proc/sys/net/ipv4/conf/$2/$k")"
+		printf '%s=%s ' "$k" "$(nsx "$1" cat "/proc/sys/net/ipv4/conf/$2/$k")"
 	done
 }
 

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# MainRoute=delete with [Tables] 941/942 reproduces the seed procedure's end
+# state for memserver34: its `ip rule` (rule priorities aside: ib-hook uses
+# one fixed priority), tables 941/942 and no 172.16.0.0/16 in main.
+. "$(dirname "$0")/common.sh"
+t_require
+
+conf seed <<'CONF'
+[Match]
+Name=ib0 ib1
+[Routing]
+MainRoute=delete
+[Tables]
+ib0=941
+ib1=942
+CONF
+memserver34 mem
+for port in ib0 ib1; do
+	expect_rc "routable $port" 0 hook mem "$T_DIR/seed.conf" IFACE=$port STATE=routable
+done
+expect_eq "ip rule (without priorities)" "from all lookup local
+from 172.16.34.1 lookup 941
+from 172.16.34.2 lookup 942
+from all lookup main
+from all lookup default" "$(ip -n "$(ns mem)" rule show | sed 's/^[0-9]*:[[:space:]]*//; s/ *$//')"
+expect_eq "ip route show table 941" "172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1" \
+	"$(ip -n "$(ns mem)" route show table 941 | sed 's/ *$//')"
+expect_eq "ip route show table 942" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
+	"$(ip -n "$(ns mem)" route show table 942 | sed 's/ *$//')"
+expect_eq "main holds no 172.16.0.0/16" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
+expect_eq "route get from 172.16.34.2" ib1 "$(route_dev mem 172.16.16.1 172.16.34.2)"
+expect_rc "--status: ok" 0 ibh mem --config "$T_DIR/seed.conf" --status
+expect_rc "second run" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE=routable
+expect_eq "  is silent" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
+
+# the kernel puts the prefix route back when the link comes up again
+nsx mem ip link set ib1 down
+nsx mem ip link set ib1 up
+check "link up re-created the main route" test -n "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16 dev ib1)"
+expect_rc "--status sees the duplicate" 1 ibh mem --config "$T_DIR/seed.conf" --status
+check "  and names it" grep -q "pending: ip route del 172.16.0.0/16 dev ib1 proto kernel table main" "$T_DIR/out"
+expect_rc "routable after link up" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE=routable
+expect_eq "main holds no 172.16.0.0/16 again" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
+expect_eq "table 942 restored" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
+	"$(ip -n "$(ns mem)" route show table 942 | sed 's/ *$//')"
+done_testing
