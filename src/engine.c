@@ -27,10 +27,12 @@ struct ibh_engine {
 	size_t n_rules;
 	bool rule_protocol;
 	bool rules_valid;
-	/* addresses of every link, read once by --all */
+	/* links and addresses of the namespace, read once by --all */
+	struct ibh_link *links;
+	size_t n_links;
 	struct ibh_addr_entry *addrs;
 	size_t n_addrs;
-	bool addrs_valid;
+	bool all_valid;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -66,8 +68,32 @@ void engine_free(struct ibh_engine *e)
 		return;
 	netlink_close(e->nl);
 	free(e->rules);
+	free(e->links);
 	free(e->addrs);
 	free(e);
+}
+
+/* the link whose table t is exists: its rules are not orphans */
+static bool table_is_live(const struct ibh_engine *e, uint32_t t)
+{
+	const struct ibh_config *c = e->config;
+	char name[IF_NAMESIZE];
+
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (c->tables[i].table == t)
+			return if_nametoindex(c->tables[i].ifname) > 0;
+	if (t <= c->table_base || t - c->table_base > INT32_MAX)
+		return false;
+	if (e->all_valid) {
+		for (size_t i = 0; i < e->n_links; i++)
+			if (e->links[i].ifindex == (int)(t - c->table_base))
+				return config_table_of(c, e->links[i].name) == 0;
+		return false;
+	}
+	if (!if_indextoname(t - c->table_base, name))
+		return false;
+	/* a [Tables] entry takes the link out of the computed range */
+	return config_table_of(c, name) == 0;
 }
 
 static int load_rules(struct ibh_engine *e)
@@ -81,24 +107,14 @@ static int load_rules(struct ibh_engine *e)
 	r = netlink_dump_rules(e->nl, &e->rules, &e->n_rules, &e->rule_protocol);
 	if (r < 0)
 		return r;
+	for (size_t i = 0; i < e->n_rules; i++) {
+		struct ibh_observed o = { .rule_protocol = e->rule_protocol };
+
+		e->rules[i].live = !plan_rule_is_ours(e->config, &o, &e->rules[i]) ||
+				   table_is_live(e, e->rules[i].table);
+	}
 	e->rules_valid = true;
 	return 0;
-}
-
-/* the link whose table t is exists: its rules are not orphans */
-static bool table_is_live(const struct ibh_config *c, uint32_t t)
-{
-	char name[IF_NAMESIZE];
-
-	for (size_t i = 0; i < c->n_tables; i++)
-		if (c->tables[i].table == t)
-			return if_nametoindex(c->tables[i].ifname) > 0;
-	if (t <= c->table_base || t - c->table_base > INT32_MAX)
-		return false;
-	if (!if_indextoname(t - c->table_base, name))
-		return false;
-	/* a [Tables] entry takes the link out of the computed range */
-	return config_table_of(c, name) == 0;
 }
 
 static int observe(struct ibh_engine *e, const struct ibh_link *link, bool status,
@@ -113,7 +129,7 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 	o->link = *link;
 	o->table = config_table(c, link->name, link->ifindex);
 
-	if (e->addrs_valid) {
+	if (e->all_valid) {
 		addrs = e->addrs;
 		n_addrs = e->n_addrs;
 	} else {
@@ -142,7 +158,7 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 	o->n_rules = e->n_rules;
 	o->rule_protocol = e->rule_protocol;
 	for (size_t i = 0; i < o->n_rules; i++)
-		o->rules[i].live = o->rules[i].table == o->table || table_is_live(c, o->rules[i].table);
+		o->rules[i].live |= o->rules[i].table == o->table;
 
 	if (o->table) {
 		r = netlink_dump_table(e->nl, o->table, 0, &o->routes, &o->n_routes);
@@ -449,29 +465,27 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, one;
-	struct ibh_link *links = NULL;
-	size_t n_links = 0, managed = 0;
+	size_t managed = 0;
 	int r;
 
-	r = netlink_dump_links(e->nl, &links, &n_links);
+	r = netlink_dump_links(e->nl, &e->links, &e->n_links);
 	if (r >= 0)
 		r = netlink_dump_addrs(e->nl, 0, &e->addrs, &e->n_addrs);
 	if (r < 0) {
-		free(links);
 		log_error_errno(r, "cannot list interfaces: %m%s", errno_hint(r));
 		return IBH_FAILED;
 	}
-	e->addrs_valid = true;
-	for (size_t i = 0; i < n_links; i++) {
-		if (!link_is_managed(e->config, &links[i]))
+	e->all_valid = true;
+	e->rules_valid = false;
+	for (size_t i = 0; i < e->n_links; i++) {
+		if (!link_is_managed(e->config, &e->links[i]))
 			continue;
 		managed++;
-		one = run_link(e, &links[i], req);
+		one = run_link(e, &e->links[i], req);
 		if (one > res)
 			res = one;
 	}
 	if (managed == 0 && req->mode == IBH_MODE_STATUS)
 		fprintf(req->out, "no managed interface\n");
-	free(links);
 	return res;
 }

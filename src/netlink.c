@@ -202,7 +202,7 @@ static void *vec_push(struct vec *v)
  * inconsistent: start it again rather than act on a torn view.
  */
 static int dump(struct ibh_nl *n, struct nl_msg *(*build)(const void *arg), const void *barg,
-		int (*parse)(struct nlmsghdr *nlh, void *arg), struct vec *v)
+		int (*parse)(struct nlmsghdr *nlh, void *arg), void *parg, struct vec *v)
 {
 	int r = -EINTR;
 
@@ -212,9 +212,21 @@ static int dump(struct ibh_nl *n, struct nl_msg *(*build)(const void *arg), cons
 		if (!msg)
 			return -ENOMEM;
 		v->n = 0;
-		r = transact(n, msg, parse, v);
+		r = transact(n, msg, parse, parg);
 	}
 	return r;
+}
+
+/* hand the records of a finished dump to the caller, or drop them on error */
+static int vec_take(struct vec *v, int r, void *ret, size_t *n_ret)
+{
+	if (r < 0) {
+		free(v->items);
+		return r;
+	}
+	*(void **)ret = v->items;
+	*n_ret = v->n;
+	return 0;
 }
 
 static void ip_from_attr(struct ibh_ip *ip, uint8_t family, uint8_t len, const struct nlattr *a)
@@ -287,15 +299,8 @@ static struct nl_msg *build_link_dump(const void *arg)
 int netlink_dump_links(struct ibh_nl *n, struct ibh_link **ret, size_t *n_ret)
 {
 	struct vec v = { .size = sizeof(struct ibh_link) };
-	int r = dump(n, build_link_dump, NULL, parse_link, &v);
 
-	if (r < 0) {
-		free(v.items);
-		return r;
-	}
-	*ret = v.items;
-	*n_ret = v.n;
-	return 0;
+	return vec_take(&v, dump(n, build_link_dump, NULL, parse_link, &v, &v), ret, n_ret);
 }
 
 struct addr_filter {
@@ -346,25 +351,8 @@ int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **re
 {
 	struct vec v = { .size = sizeof(struct ibh_addr_entry) };
 	struct addr_filter f = { .ifindex = ifindex, .v = &v };
-	int r = -EINTR;
 
-	for (int i = 0; i < DUMP_TRIES && r == -EINTR; i++) {
-		struct nl_msg *msg = build_addr_dump(&ifindex);
-
-		if (!msg) {
-			r = -ENOMEM;
-			break;
-		}
-		v.n = 0;
-		r = transact(n, msg, parse_addr, &f);
-	}
-	if (r < 0) {
-		free(v.items);
-		return r;
-	}
-	*ret = v.items;
-	*n_ret = v.n;
-	return 0;
+	return vec_take(&v, dump(n, build_addr_dump, &ifindex, parse_addr, &f, &v), ret, n_ret);
 }
 
 struct rule_dump {
@@ -428,27 +416,11 @@ static struct nl_msg *build_rule_dump(const void *arg)
 int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol)
 {
 	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
-	int r = -EINTR;
+	int r = vec_take(&d.v, dump(n, build_rule_dump, NULL, parse_rule, &d, &d.v), ret, n_ret);
 
-	for (int i = 0; i < DUMP_TRIES && r == -EINTR; i++) {
-		struct nl_msg *msg = build_rule_dump(NULL);
-
-		if (!msg) {
-			r = -ENOMEM;
-			break;
-		}
-		d.v.n = 0;
-		d.protocol = false;
-		r = transact(n, msg, parse_rule, &d);
-	}
-	if (r < 0) {
-		free(d.v.items);
-		return r;
-	}
-	*ret = d.v.items;
-	*n_ret = d.v.n;
-	*ret_protocol = d.protocol;
-	return 0;
+	if (r == 0)
+		*ret_protocol = d.protocol;
+	return r;
 }
 
 struct table_dump {
@@ -514,28 +486,10 @@ int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_rou
 		  size_t *n_ret)
 {
 	struct table_dump d = { .table = table, .oif = oif, .v = { .size = sizeof(struct ibh_route) } };
-	int r = -EINTR;
+	int r = dump(n, build_table_dump, &d, parse_route, &d, &d.v);
 
-	for (int i = 0; i < DUMP_TRIES && r == -EINTR; i++) {
-		struct nl_msg *msg = build_table_dump(&d);
-
-		if (!msg) {
-			r = -ENOMEM;
-			break;
-		}
-		d.v.n = 0;
-		r = transact(n, msg, parse_route, &d);
-	}
 	/* a table that does not exist yet is an empty one */
-	if (r == -ENOENT)
-		r = 0;
-	if (r < 0) {
-		free(d.v.items);
-		return r;
-	}
-	*ret = d.v.items;
-	*n_ret = d.v.n;
-	return 0;
+	return vec_take(&d.v, r == -ENOENT ? 0 : r, ret, n_ret);
 }
 
 static struct nl_addr *to_nl_addr(const struct ibh_ip *ip)
@@ -714,18 +668,9 @@ static struct nl_msg *build_neigh_dump(const void *arg)
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex)
 {
 	struct neigh_dump d = { .ifindex = ifindex, .v = { .size = sizeof(struct neigh) } };
-	int r = -EINTR, flushed = 0;
+	int r, flushed = 0;
 
-	for (int i = 0; i < DUMP_TRIES && r == -EINTR; i++) {
-		struct nl_msg *msg = build_neigh_dump(&d);
-
-		if (!msg) {
-			r = -ENOMEM;
-			goto cleanup;
-		}
-		d.v.n = 0;
-		r = transact(n, msg, parse_neigh, &d);
-	}
+	r = dump(n, build_neigh_dump, &d, parse_neigh, &d, &d.v);
 	if (r < 0)
 		goto cleanup;
 	for (size_t i = 0; i < d.v.n; i++) {
