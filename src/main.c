@@ -147,7 +147,9 @@ int main(int argc, char *argv[])
 		if (hook.action == IBH_ACTION_NONE)
 			return 0;
 		req.hook = true;
-		req.action = hook.action;
+		/* IFACE alone is a replay by hand: an explicit --remove still counts */
+		if (!(req.action == IBH_ACTION_REMOVE && strcmp(hook.source, "environment") == 0))
+			req.action = hook.action;
 		ifaces[n_ifaces++] = hook.iface;
 	}
 	if (req.mode == IBH_MODE_STATUS && n_ifaces == 0)
@@ -173,7 +175,7 @@ int main(int argc, char *argv[])
 		}
 		if (lock_fd < 0) {
 			log_error_errno(lock_fd, "cannot lock '%s': %m%s", LOCK_FILE,
-					lock_fd == -EACCES || lock_fd == -EPERM || lock_fd == -EROFS ?
+					lock_fd == -EACCES || lock_fd == -EPERM ?
 						" (ib-hook needs root or CAP_NET_ADMIN)" :
 						"");
 			return IBH_FAILED;

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Where a hook run's messages go when stderr is not a terminal: to the journal
+# when its socket answers, with ib-hook's fields; to stderr when there is no
+# socket (container, chroot, CI) or the socket refuses them. Each run gets a
+# private mount namespace with a tmpfs on /run, so the host's journal is never
+# reachable and never written to.
+. "$(dirname "$0")/../lib.sh"
+t_require
+
+conf c <<'EOF'
+[Match]
+Name=ib0 ib1
+
+[Tables]
+ib0=941
+ib1=942
+EOF
+
+ns_new h
+veth h ib0 pib0
+veth h ib1 pib1
+addr h ib0 172.16.34.1/16
+addr h ib1 172.16.34.2/16
+ip -n "$(ns h)" addr add fd00:34::1/64 dev ib0 nodad
+
+SOCK=/run/systemd/journal/socket
+PYTHON=$(command -v python3 || true)
+SOCAT=$(command -v socat || true)
+
+# run MODE IFACE STATE: the hook as networkd-dispatcher runs it for IFACE,
+# stdout/stderr into $T_DIR/out and err, with MODE under /run/systemd/journal:
+#   none     no socket at all
+#   stale    a socket nobody listens on
+#   journal  a datagram socket whose datagrams are appended to $T_DIR/journal
+run() {
+	ip netns exec "$(ns h)" sh -c '
+		mode=$1 t=$2 etc=$3 bin=$4 sock=$5 python=$6 socat=$7 ifc=$8 state=$9
+		mount -t tmpfs -o mode=0755 tmpfs /run &&
+		mount -t tmpfs -o mode=0755 tmpfs "$etc" &&
+		cp "$t/c.conf" "$etc/ib-hook.conf" || exit 90
+		mkdir -p "${sock%/*}"
+		case $mode in
+		stale)
+			"$python" -c "import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])" "$sock" ;;
+		journal)
+			if [ -n "$python" ]; then
+				"$python" -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], \"ab\") as f:
+    while True:
+        f.write(s.recv(1 << 20) + b\"\\n\\n\")
+        f.flush()
+" "$sock" "$t/journal" &
+			else
+				"$socat" -u "UNIX-RECV:$sock" "OPEN:$t/journal,creat,append" &
+			fi
+			for i in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done ;;
+		esac
+		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin IFACE="$ifc" STATE="$state" \
+			OperationalState="$state" AdministrativeState=configured \
+			"$bin" >"$t/out" 2>"$t/err"
+		rc=$?
+		sleep 0.3
+		[ -n "${!:-}" ] && kill "$!"
+		exit $rc
+	' run "$1" "$T_DIR" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$SOCK" "$PYTHON" "$SOCAT" "$2" "$3"
+}
+
+[ -d "$IB_HOOK_SYSCONFDIR" ] || skip "no $IB_HOOK_SYSCONFDIR to mount the test config on"
+
+# no socket: every change is a line on stderr, naming the interface
+run none ib0 routable
+expect_eq "no journal: apply exits 0" 0 $?
+check "no journal: nothing on stdout" test ! -s "$T_DIR/out"
+for what in 'added rule from 172.16.34.1 ' 'added rule from fd00:34::1 ' \
+	'.*route 172.16.0.0/16' '.*route fd00:34::/64'; do
+	check "no journal: stderr reports '$what'" grep -q "^ib0: $what" "$T_DIR/err"
+done
+expect_eq "no journal: every stderr line is about ib0" "" "$(grep -v '^ib0: ' "$T_DIR/err")"
+expect_eq "no journal: one line per change, each once" "" "$(sort "$T_DIR/err" | uniq -d)"
+run none ib0 routable
+expect_eq "no journal: a second run exits 0" 0 $?
+check "no journal: a second run says nothing" test ! -s "$T_DIR/err" -a ! -s "$T_DIR/out"
+run none ib0 off
+expect_eq "no journal: remove exits 0" 0 $?
+check "no journal: stderr reports the removed rule" \
+	grep -q '^ib0: deleted rule from 172.16.34.1 ' "$T_DIR/err"
+
+if [ -z "$PYTHON" ]; then
+	echo "# no python3: the refusing-socket case is not run"
+else
+	run stale ib0 routable
+	expect_eq "refusing journal: apply exits 0" 0 $?
+	check "refusing journal: the changes still reach stderr" \
+		grep -q '^ib0: added rule from 172.16.34.1 ' "$T_DIR/err"
+fi
+
+if [ -z "$PYTHON$SOCAT" ]; then
+	echo "# neither python3 nor socat: the journal fields are not checked"
+elif ! ldconfig -p | grep -q 'libsystemd\.so\.0 '; then
+	echo "# no libsystemd.so.0 to send with: the journal fields are not checked"
+else
+	run journal ib1 routable
+	expect_eq "journal: apply exits 0" 0 $?
+	check "journal: nothing on stderr" test ! -s "$T_DIR/err"
+	for f in SYSLOG_IDENTIFIER=ib-hook INTERFACE=ib1 IB_HOOK_ACTION=apply IB_HOOK_TABLE=942 \
+		'PRIORITY=[0-7]' 'MESSAGE=ib1: added rule from 172.16.34.2 '; do
+		check "journal: a message carries $f" grep -q "^$f" "$T_DIR/journal"
+	done
+	expect_eq "journal: every message is about ib1" "" \
+		"$(grep '^INTERFACE=' "$T_DIR/journal" | grep -v '^INTERFACE=ib1$')"
+	: >"$T_DIR/journal"
+	run journal ib1 off
+	check "journal: remove is IB_HOOK_ACTION=remove" \
+		grep -q '^IB_HOOK_ACTION=remove$' "$T_DIR/journal"
+	check "journal: remove says nothing on stderr" test ! -s "$T_DIR/err"
+fi
+
+done_testing

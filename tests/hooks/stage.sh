@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Sourced by the hooks tests after ../lib.sh: a build configured as the
+# package configures it, installed into a staging tree with `meson install
+# --destdir`. The tests never install into the real root.
+
+SRC=${IB_HOOK_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+# stage BUILD DESTDIR [MESON-OPTION...]: (re)configure BUILD, install into DESTDIR
+stage() {
+	local build=$1 dest=$2
+	shift 2
+	{
+		if [ -d "$build/meson-private" ]; then
+			meson configure "$build" "$@"
+		else
+			meson setup --prefix=/usr --sysconfdir=/etc -Dtests=false "$@" "$build" "$SRC"
+		fi &&
+			meson compile -C "$build" &&
+			env -u DESTDIR meson install -C "$build" --destdir "$dest"
+	} >"$build.log" 2>&1 && return 0
+	sed 's/^/# /' "$build.log" | tail -30
+	return 1
+}
