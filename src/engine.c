@@ -288,7 +288,8 @@ static enum ibh_result change(struct ibh_engine *e, const struct ibh_link *link,
 		if (r > 0) {
 			if (op->kind != IBH_OP_NEIGH_FLUSH)
 				changed = true;
-			log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s", line);
+			log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s",
+				 link->name, line);
 		}
 	}
 	if (changed && !link_still_there(e, link))

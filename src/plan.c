@@ -490,7 +490,7 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 	switch (op->kind) {
 	case IBH_OP_ROUTE_REPLACE:
 		format_table(t, sizeof(t), op->route.table);
-		snprintf(buf, size, "%s: set route %s%s%s in table %s", ifname,
+		snprintf(buf, size, "set route %s%s%s in table %s",
 			 ip_to_string(&op->route.dst, a, sizeof(a), true),
 			 op->route.src.family ? " src " : "",
 			 op->route.src.family ? ip_to_string(&op->route.src, b, sizeof(b), false) : "",
@@ -499,23 +499,23 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 	case IBH_OP_ROUTE_DEL:
 	case IBH_OP_MAIN_DEL:
 		format_table(t, sizeof(t), op->route.table);
-		snprintf(buf, size, "%s: deleted route %s dev %s from table %s", ifname,
+		snprintf(buf, size, "deleted route %s dev %s from table %s",
 			 ip_to_string(&op->route.dst, a, sizeof(a), true),
 			 op->route.oif_name[0] ? op->route.oif_name : ifname, t);
 		break;
 	case IBH_OP_RULE_ADD:
 	case IBH_OP_RULE_DEL:
-		snprintf(buf, size, "%s: %s rule from %s lookup %u priority %u", ifname,
+		snprintf(buf, size, "%s rule from %s lookup %u priority %u",
 			 op->kind == IBH_OP_RULE_ADD ? "added" : "deleted",
 			 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table,
 			 op->rule.priority);
 		break;
 	case IBH_OP_SYSCTL:
-		snprintf(buf, size, "%s: set %s=%d", ifname, sysctl_name(op->sysctl.key),
+		snprintf(buf, size, "set %s=%d", sysctl_name(op->sysctl.key),
 			 op->sysctl.value);
 		break;
 	case IBH_OP_NEIGH_FLUSH:
-		snprintf(buf, size, "%s: flushed neighbour entries", ifname);
+		snprintf(buf, size, "flushed neighbour entries");
 		break;
 	}
 }

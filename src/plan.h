@@ -28,7 +28,7 @@ bool plan_op_is_drift(const struct ibh_op *op);
 
 /* the `ip` / `sysctl` command equivalent to op */
 void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op);
-/* one past-tense line for the log: "added rule from 172.16.34.2 lookup 1004" */
+/* what op did, for the log: "added rule from 172.16.34.2 lookup 1004 priority 1000" */
 void plan_describe_op(char *buf, size_t size, const char *ifname, const struct ibh_op *op);
 
 void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a);

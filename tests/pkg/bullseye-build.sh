@@ -11,6 +11,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -11,6 +11,7 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$here/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -183,9 +184,36 @@ rc=$?
 n=$(wc -l <"$tmp/badconf.log")
 check "postinst with a config ib-hook rejects succeeds with one line (exit $rc, $n lines)" \
 	[ "$rc" -eq 0 -a "$n" -eq 1 ]
+sed 's/^/# /' "$tmp/badconf.log"
 chmod 0644 "$root/etc/ib-hook.conf"
 
-in_system "$postinst" configure >/dev/null 2>&1
+# On a systemd host with networkd-dispatcher installed, postinst starts it
+# (through deb-systemd-invoke, replaced here by a stub that records its
+# arguments); without systemd running, it must not try.
+unit=/usr/lib/systemd/system/networkd-dispatcher.service
+stub=/usr/local/sbin/deb-systemd-invoke
+made=
+for d in /run/systemd /run/systemd/system /usr/lib/systemd /usr/lib/systemd/system; do
+	[ -d "$root$d" ] || { mkdir "$root$d" && made="$d $made"; }
+done
+: >"$root$unit"
+printf '#!/bin/sh\necho "$*" >>/tmp/dsi.log\n' >"$root$stub"
+chmod 0755 "$root$stub"
+in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$postinst" configure \
+	>/dev/null 2>&1
+check "postinst starts networkd-dispatcher when systemd runs" \
+	grep -qx 'start networkd-dispatcher.service' "$root/tmp/dsi.log"
+rm -f "$root/tmp/dsi.log"
+rmdir "$root/run/systemd/system"
+in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$postinst" configure \
+	>/dev/null 2>&1
+check "postinst leaves networkd-dispatcher alone when systemd does not run" \
+	[ ! -e "$root/tmp/dsi.log" ]
+mkdir "$root/run/systemd/system"
+rm -f "$root$unit" "$root$stub" "$root/tmp/dsi.log"
+for d in $made; do
+	rmdir "$root$d"
+done
 rules_present || not_ok "re-apply before dpkg -r"
 
 # --- dpkg -r: prerm undoes the routing; only the conffile stays.

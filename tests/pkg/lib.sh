@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Shared by the package tests; sourced, not run.
+# shellcheck shell=bash
+# Shared by the package tests (bash); sourced, not run.
 #
 # The mirror is never written down: it is read from the host's apt
 # configuration at run time, so the tests use whatever mirror (or proxy)
@@ -18,7 +19,7 @@ not_ok() {
 
 # check DESCRIPTION COMMAND...: run COMMAND, report it as one TAP-like line.
 check() {
-	desc=$1
+	local desc=$1
 	shift
 	if "$@"; then
 		ok "$desc"
@@ -30,7 +31,7 @@ check() {
 # host_mirror_uris: print "MAIN_URI SECURITY_URI" (the latter may be empty),
 # read from the host's deb822 sources or, failing that, one-line sources.list.
 host_mirror_uris() {
-	main= sec=
+	local main='' sec='' m s f
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
 		# one stanza per paragraph: remember URIs, decide once Suites is known
@@ -77,12 +78,13 @@ host_mirror_uris() {
 # mirror_lines SUITE: print the one-line sources.list entries for SUITE
 # (main, -updates, -security) on the host's mirrors.
 mirror_lines() {
-	suite=$1
-	set -- $(host_mirror_uris) || return 1
-	echo "deb $1 $suite main"
-	echo "deb $1 $suite-updates main"
-	if [ -n "${2:-}" ]; then
-		echo "deb $2 $suite-security main"
+	local suite=$1 uris main sec
+	uris=$(host_mirror_uris) || return 1
+	read -r main sec <<<"$uris"
+	echo "deb $main $suite main"
+	echo "deb $main $suite-updates main"
+	if [ -n "$sec" ]; then
+		echo "deb $sec $suite-security main"
 	fi
 }
 
@@ -90,7 +92,7 @@ mirror_lines() {
 # a clean clone would have it: the files git knows (committed or not yet),
 # without ignored files, build directories or debhelper's leftovers.
 export_tree() {
-	src=$1 dest=$2
+	local src=$1 dest=$2
 	mkdir -p "$dest"
 	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
 		(cd "$src" && git ls-files -z --cached --others --exclude-standard) |

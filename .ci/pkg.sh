@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# CI for the Debian package: build from a clean copy of the tree, lintian,
+# install/remove/purge in a Debian 12 root, build in a Debian 11 root.
+# Prints "PASS: step" or "FAIL: step" per step; exits non-zero if any failed.
+# Needs root; installs the tools it lacks from the Debian mirror.
+set -u
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=../tests/pkg/lib.sh
+. "$top/tests/pkg/lib.sh"
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "pkg.sh: needs root" >&2
+	exit 1
+fi
+
+tmp=$(mktemp -d /tmp/ib-hook-pkg.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+failed=0
+
+pass() {
+	echo "PASS: $1"
+}
+
+fail() {
+	echo "FAIL: $1"
+	failed=$((failed + 1))
+}
+
+step_log() {
+	sed 's/^/    /' "$1"
+}
+
+export DEBIAN_FRONTEND=noninteractive
+tools="dpkg-dev debhelper lintian mmdebstrap iproute2 util-linux man-db groff-base"
+missing=
+for p in $tools; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+
+src=$tmp/src/ib-hook
+export_tree "$top" "$src"
+
+# Build-Depends as declared (with the nocheck test tools), so the unit
+# tests run in the build.
+if [ -n "$missing" ] || ! (cd "$src" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
+	echo "# installing:$missing and the Build-Depends"
+	# shellcheck disable=SC2086 # a list of package names
+	if ! { apt-get -q update && apt-get -q -y install --no-install-recommends $tools &&
+	       apt-get -q -y build-dep "$src"; } >"$tmp/apt.log" 2>&1; then
+		step_log "$tmp/apt.log"
+		fail "install build tools"
+	fi
+fi
+
+# 0. the man page: no groff warnings, and a NAME line that lexgrog (whatis)
+# can read
+if out=$(cd "$top" && LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
+		man --warnings -E UTF-8 -l -Tutf8 -Z man/ib-hook.8 2>&1 >/dev/null) &&
+   [ -z "$out" ] && lexgrog "$top/man/ib-hook.8" >/dev/null 2>&1; then
+	pass "man page (man --warnings, lexgrog)"
+else
+	printf '%s\n' "$out" | sed 's/^/    /'
+	fail "man page (man --warnings, lexgrog)"
+fi
+
+# 1. build from a clean copy of the tree
+if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 &&
+   grep -q '^Ok:[[:space:]]*[1-9]' "$tmp/build.log"; then
+	pass "dpkg-buildpackage -us -uc -b (unit tests: $(sed -n 's/^Ok:[[:space:]]*\([0-9]*\).*/\1/p' "$tmp/build.log" | tail -n 1) ok)"
+else
+	tail -n 60 "$tmp/build.log" | sed 's/^/    /'
+	fail "dpkg-buildpackage -us -uc -b"
+fi
+deb=$(ls "$tmp"/src/ib-hook_*_*.deb 2>/dev/null | head -n 1)
+changes=$(ls "$tmp"/src/ib-hook_*_*.changes 2>/dev/null | head -n 1)
+
+# 2. lintian: the binary package (from the .changes) and the source package
+if [ -n "$changes" ]; then
+	version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+	rm -rf "$tmp/dsc" && mkdir "$tmp/dsc"
+	export_tree "$top" "$tmp/dsc/ib-hook-$version"
+	if (cd "$tmp/dsc" && dpkg-source -b "ib-hook-$version") >"$tmp/dsc.log" 2>&1 &&
+	   lintian --fail-on error,warning --info "$changes" "$tmp"/dsc/ib-hook_*.dsc \
+		>"$tmp/lintian.log" 2>&1; then
+		pass "lintian (no errors or warnings)"
+	else
+		step_log "$tmp/dsc.log"
+		step_log "$tmp/lintian.log"
+		fail "lintian"
+	fi
+else
+	fail "lintian (no package was built)"
+fi
+
+# 3. install, remove and purge in a Debian 12 root
+if [ -n "$deb" ] && "$top/tests/pkg/install-test.sh" "$deb" >"$tmp/install.log" 2>&1; then
+	step_log "$tmp/install.log"
+	pass "install-test (Debian 12: dpkg -i, -r, -P)"
+else
+	[ -s "$tmp/install.log" ] && step_log "$tmp/install.log"
+	fail "install-test (Debian 12: dpkg -i, -r, -P)"
+fi
+
+# 4. build with unit tests in a Debian 11 root
+if "$top/tests/pkg/bullseye-build.sh" "$top" >"$tmp/bullseye.log" 2>&1; then
+	step_log "$tmp/bullseye.log"
+	pass "bullseye-build (Debian 11: libnl 3.4, meson 0.56, systemd 247)"
+else
+	step_log "$tmp/bullseye.log"
+	fail "bullseye-build (Debian 11: libnl 3.4, meson 0.56, systemd 247)"
+fi
+
+[ "$failed" -eq 0 ]
