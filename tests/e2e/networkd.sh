@@ -123,7 +123,12 @@ trap 'echo "not ok - interrupted"; exit 1' INT
 trap 'echo "not ok - overall time limit of ${TIME_LIMIT}s exceeded (or terminated)"; exit 1' TERM
 
 # Overall bound: the watchdog sends SIGTERM to this shell.
-( sleep "$TIME_LIMIT"; kill -TERM $$ 2>/dev/null ) &
+# (fds closed so that a pipe reading our output does not wait for it)
+(
+	trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+	sleep "$TIME_LIMIT" & sp=$!
+	wait "$sp" && kill -TERM $$
+) </dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
 
 # Commands inside the booted container. nsenter -a joins all of its
@@ -400,6 +405,7 @@ if [ $SMOKE = 0 ]; then
 	# --- 4. networkd restarts, reloads, reconfigures --------------------
 	for action in "systemctl restart systemd-networkd" "networkctl reload" "networkctl reconfigure ib1"; do
 		t0=$SECONDS
+		nlog0=$(ct journalctl -b -t ib-hook -o cat --no-pager | wc -l)
 		# shellcheck disable=SC2086
 		if ! ct $action >"$WORK/action.log" 2>&1; then
 			notok "'$action' failed:"
@@ -410,7 +416,9 @@ if [ $SMOKE = 0 ]; then
 		if ref_state; then immediate="still there 1 s later"; else immediate="missing 1 s later ($REASON)"; fi
 		wait_until 20 links_ready || note "networkd did not report ib0/ib1 configured again within 20 s"
 		if ref_state_settled 15; then
-			ok "rules and table routes present after '$action' ($immediate; settled after $((SECONDS - t0)) s)"
+			nlog=$(( $(ct journalctl -b -t ib-hook -o cat --no-pager | wc -l) - nlog0 ))
+			ok "rules and table routes present after '$action' ($immediate, $nlog new ib-hook message(s); settled after $((SECONDS - t0)) s)"
+			[ "$nlog" -gt 0 ] && ct journalctl -b -t ib-hook -o cat --no-pager | tail -n "$nlog" | diag
 		else
 			notok "rules and table routes not present within 15 s after '$action': $REASON"
 			ct journalctl -b --no-pager -t ib-hook -n 10 | diag
