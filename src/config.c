@@ -169,9 +169,9 @@ static bool ifname_valid(const char *s)
 
 	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
 		return false;
+	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
 	for (; *s; s++)
-		if (*s == '/' || *s == ':' || *s == ' ' || *s == '\t' || *s == '=' || *s < 0x21 ||
-		    *s == 0x7f)
+		if (*s == '/' || *s == ':' || *s == '=' || (unsigned char)*s < 0x21 || *s == 0x7f)
 			return false;
 	return true;
 }
@@ -193,6 +193,10 @@ static int parse_match(struct ibh_config *c, unsigned int line, const char *key,
 			return fail(err, line, key, "too many names (at most %d)", IBH_MAX_GLOBS);
 		if (strlen(g) >= IBH_MAX_GLOB_LEN)
 			return fail(err, line, key, "name pattern '%.20s...' is too long", g);
+		/* only space and tab separate names: a CR or VT would stay in a glob that never matches */
+		for (const char *p = g; *p; p++)
+			if ((unsigned char)*p < 0x21 || *p == 0x7f)
+				return fail(err, line, key, "a name pattern holds a control character");
 		snprintf(c->globs[c->n_globs++], IBH_MAX_GLOB_LEN, "%s", g);
 	}
 	return 0;
@@ -377,7 +381,8 @@ int config_load(struct ibh_config *c, const char *path, bool missing_ok,
 	ssize_t n;
 	int fd, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: opening a FIFO must not hang a dispatcher; fstat() then refuses it */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT && missing_ok) {
 			config_defaults(c);

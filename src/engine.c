@@ -330,7 +330,7 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 		const struct ibh_ip *ad = &o->addrs[i];
 		struct ibh_ip prefix;
 		unsigned int rules = 0;
-		bool route = false, dup = false;
+		bool route, dup = false;
 
 		if (!plan_address_managed(c, ad))
 			continue;
@@ -340,15 +340,13 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 			rules += plan_rule_is_ours(c, o, &o->rules[j]) &&
 				 o->rules[j].table == o->table &&
 				 ip_same_address(&o->rules[j].src, ad);
-		for (size_t j = 0; j < o->n_routes; j++)
-			route |= ip_equal(&o->routes[j].dst, &prefix) &&
-				 o->routes[j].oif == o->link.ifindex;
+		route = plan_table_route_ok(c, o, i);
 		for (size_t j = 0; j < o->n_main_routes; j++)
 			dup |= ip_equal(&o->main_routes[j].dst, &prefix);
 		fprintf(f, "  address %s: rule %s, table route %s %s, main route %s\n",
 			ip_to_string(ad, a, sizeof(a), true),
 			rules == 1 ? "ok" : rules == 0 ? "missing" : "duplicated",
-			ip_to_string(&prefix, b, sizeof(b), true), route ? "ok" : "missing",
+			ip_to_string(&prefix, b, sizeof(b), true), route ? "ok" : "missing or different",
 			dup ? "present" : "absent");
 	}
 	if (ipv4) {
@@ -395,6 +393,13 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 
 	log_context(link->name, action_name(action),
 		    config_table(e->config, link->name, link->ifindex));
+	/* the kernel takes a down link's routes away and refuses new ones */
+	if (action == IBH_ACTION_APPLY && req->mode == IBH_MODE_CHANGE && !link->up) {
+		log_full(req->hook || e->all_valid ? LOG_DEBUG : LOG_NOTICE, 0,
+			 "%s: link is down, nothing to apply until it is up", link->name);
+		log_context(NULL, NULL, 0);
+		return IBH_OK;
+	}
 	r = observe(e, link, req->mode == IBH_MODE_STATUS, &o);
 	if (r == -ENODEV && req->hook)
 		return IBH_OK;

@@ -245,6 +245,29 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 	return 0;
 }
 
+bool plan_table_route_ok(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+{
+	struct ibh_route want;
+	size_t primary = i;
+
+	for (size_t j = 0; j < o->n_addrs; j++)
+		if (plan_address_managed(c, &o->addrs[j]) && is_first_of_prefix(c, o, j)) {
+			struct ibh_ip pi, pj;
+
+			ip_prefix(&pi, &o->addrs[i]);
+			ip_prefix(&pj, &o->addrs[j]);
+			if (ip_equal(&pi, &pj)) {
+				primary = j;
+				break;
+			}
+		}
+	wanted_route(o, &o->addrs[primary], o->table, &want);
+	for (size_t j = 0; j < o->n_routes; j++)
+		if (route_matches(&o->routes[j], &want))
+			return true;
+	return false;
+}
+
 static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		      enum ibh_action action, struct ibh_plan *p)
 {

@@ -20,6 +20,8 @@ bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
 bool plan_rule_is_ours(const struct ibh_config *c, const struct ibh_observed *o,
 		       const struct ibh_rule *r);
 bool plan_route_is_ours(const struct ibh_route *r);
+/* the route apply wants in T for the prefix of address i is there, as apply makes it */
+bool plan_table_route_ok(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
 
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
 	       struct ibh_plan *ret);

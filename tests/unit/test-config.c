@@ -90,6 +90,16 @@ static void test_empty_name_resets(void **state)
 	assert_string_equal(c.globs[0], "eth1");
 }
 
+static void test_utf8_interface_name(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	/* the kernel allows any byte but '/', ':' and blanks in a name */
+	assert_int_equal(parse(&c, "[Tables]\nib\xc3\xa9=941\n", &err), 0);
+	assert_int_equal(config_table_of(&c, "ib\xc3\xa9"), 941);
+}
+
 static void test_booleans(void **state)
 {
 	static const char *const yes[] = { "yes", "true", "on", "1" };
@@ -142,6 +152,7 @@ static void test_errors(void **state)
 		{ "[Tables]\nib0=941\nib0=942\n", 3, "ib0", "already has table 941" },
 		{ "[Tables]\nib/0=941\n", 2, "ib/0", "not a valid interface name" },
 		{ "[Tables]\naveryveryverylongname=941\n", 2, "averyveryverylongname", "not a valid" },
+		{ "[Match]\nName=ib0\vib1\n", 2, "Name", "control character" },
 		{ "[Sysctl]\nArpIgnore=9\n", 2, "ArpIgnore", "from 0 to 8" },
 		{ "[Sysctl]\nArpAnnounce=3\n", 2, "ArpAnnounce", "from 0 to 2" },
 		{ "[Sysctl]\nRpFilter=strict\n", 2, "RpFilter", "neither 'keep'" },
@@ -235,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_empty_name_resets),
+		cmocka_unit_test(test_utf8_interface_name),
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_nul_and_long_lines),

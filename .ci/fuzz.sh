@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# CI: libFuzzer targets of the config parser and of the hook-environment
+# parser (issue 7). Builds each fuzzer with clang from fuzz/fuzz-*.c and the
+# parser it covers, runs it for FUZZ_SECONDS (default 60) on a copy of its seed
+# corpus, and fails on any crash, sanitizer report, leak or broken invariant.
+# A failing input is kept in FUZZ_ARTIFACTS (default: a directory that is
+# printed). Prints one PASS:/FAIL: line per check. Needs apt-get only when clang
+# or its fuzzer runtime is missing.
+#
+#   .ci/fuzz.sh [TARGET...]      TARGET: config, hookenv (default: both)
+
+set -u
+export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+srcdir=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${FUZZ_SECONDS:-60}
+targets=${*:-config hookenv}
+failed=0
+tmp=$(mktemp -d /tmp/ib-hook-fuzz.XXXXXX) || exit 1
+artifacts=${FUZZ_ARTIFACTS:-$tmp/artifacts}
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
+
+pass() { echo "PASS: $1"; }
+fail() {
+	echo "FAIL: $1"
+	failed=1
+}
+
+apt_install() {
+	apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 && return 0
+	apt-get update >/dev/null 2>&1
+	apt-get install -y --no-install-recommends "$@" >/dev/null
+}
+
+# CC: clang, or the clang of $CC; the fuzzer runtime comes with libclang-rt-dev
+CC=${CC:-clang}
+case $CC in *clang*) ;; *) CC=clang ;; esac
+probe() {
+	echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' >"$tmp/probe.c"
+	"$CC" -fsanitize=fuzzer,address,undefined "$tmp/probe.c" -o "$tmp/probe" 2>/dev/null
+}
+if ! probe; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "# installing clang and its fuzzer runtime"
+		apt_install clang libclang-rt-dev ||
+			apt_install clang "libclang-rt-$(clang -dumpversion 2>/dev/null | cut -d. -f1)-dev"
+	fi
+	probe || {
+		echo "# $CC cannot build -fsanitize=fuzzer binaries (needs clang and libclang-rt-dev)"
+		fail fuzz-build
+		exit 1
+	}
+fi
+
+cflags="-std=gnu11 -g -O1 -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+# parser TARGET: the source file a target covers (plain C, no libnl)
+parser() {
+	case $1 in
+	config) echo "$srcdir/src/config.c" ;;
+	hookenv) echo "$srcdir/src/hookenv.c" ;;
+	esac
+}
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+mkdir -p "$artifacts"
+for t in $targets; do
+	sources=$(parser "$t")
+	if [ -z "$sources" ] || [ ! -f "$srcdir/fuzz/fuzz-$t.c" ]; then
+		echo "# unknown fuzz target '$t'"
+		fail "fuzz-$t"
+		continue
+	fi
+	# shellcheck disable=SC2086 # $cflags and $sources are word lists
+	if ! "$CC" $cflags -I"$srcdir/src" "$srcdir/fuzz/fuzz-$t.c" $sources \
+		-o "$tmp/fuzz-$t" 2>"$tmp/build-$t.log"; then
+		sed 's/^/# /' "$tmp/build-$t.log"
+		fail "fuzz-$t-build"
+		continue
+	fi
+	pass "fuzz-$t-build"
+
+	mkdir -p "$tmp/corpus-$t"
+	cp "$srcdir/fuzz/corpus/$t/"* "$tmp/corpus-$t/"
+	# the shipped example file is a seed too, without a copy of it in fuzz/
+	[ "$t" = config ] && cp "$srcdir/config/ib-hook.conf" "$tmp/corpus-$t/"
+	dict=
+	[ -f "$srcdir/fuzz/$t.dict" ] && dict="-dict=$srcdir/fuzz/$t.dict"
+	# shellcheck disable=SC2086
+	"$tmp/fuzz-$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -error_exitcode=1 \
+		-print_final_stats=1 -artifact_prefix="$artifacts/$t-" $dict \
+		"$tmp/corpus-$t" >"$tmp/run-$t.log" 2>&1
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$tmp/run-$t.log")
+	if [ "$rc" = 0 ]; then
+		echo "# fuzz-$t: ${runs:-?} runs in ${seconds} s, corpus $(find "$tmp/corpus-$t" -type f | wc -l) inputs"
+		pass "fuzz-$t"
+	else
+		grep -av -e '^#[0-9]' -e '^ *#[0-9]' "$tmp/run-$t.log" | tail -30 | sed 's/^/# /'
+		for a in "$artifacts/$t-"*; do
+			[ -f "$a" ] || continue
+			echo "# failing input $a (base64):"
+			base64 "$a" | sed 's/^/#   /'
+		done
+		fail "fuzz-$t"
+	fi
+done
+
+if [ "$failed" != 0 ] && [ -z "${FUZZ_ARTIFACTS:-}" ]; then
+	# keep the failing inputs past the cleanup of $tmp
+	keep=$(mktemp -d /tmp/ib-hook-fuzz-artifacts.XXXXXX) && cp -r "$artifacts/." "$keep/" &&
+		echo "# failing inputs kept in $keep"
+fi
+exit "$failed"
