@@ -47,7 +47,7 @@ fail() {
 }
 
 need=
-for p in meson ninja-build pkg-config gcc libnl-3-dev libnl-route-3-dev libsystemd-dev \
+for p in meson ninja-build pkg-config gcc libnl-3-dev libsystemd-dev \
 	libcmocka-dev iproute2 iputils-ping procps util-linux valgrind; do
 	dpkg -s "$p" >/dev/null 2>&1 || need="$need $p"
 done

@@ -274,6 +274,8 @@ static enum ibh_result change(struct ibh_engine *e, const struct ibh_link *link,
 		r = execute(e, link, op);
 		if (r == -ENODEV || r == -ENXIO || (r < 0 && !link_still_there(e, link)))
 			return vanished(e, link, o->table);
+		if (r == 0)
+			continue;
 		plan_describe_op(line, sizeof(line), link->name, op);
 		if (r < 0 && op->kind == IBH_OP_SYSCTL) {
 			/* routing is what matters; a read-only /proc/sys (containers) must not undo it */
@@ -285,12 +287,10 @@ static enum ibh_result change(struct ibh_engine *e, const struct ibh_link *link,
 			log_error_errno(r, "%s: failed: %s: %m%s", link->name, line, errno_hint(r));
 			return IBH_FAILED;
 		}
-		if (r > 0) {
-			if (op->kind != IBH_OP_NEIGH_FLUSH)
-				changed = true;
-			log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s",
-				 link->name, line);
-		}
+		if (op->kind != IBH_OP_NEIGH_FLUSH)
+			changed = true;
+		log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s", link->name,
+			 line);
 	}
 	if (changed && !link_still_there(e, link))
 		return vanished(e, link, o->table);

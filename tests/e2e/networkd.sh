@@ -160,7 +160,7 @@ WORK=$(mktemp -d "${E2E_TMPDIR:-/var/tmp}/ib-hook-e2e.XXXXXX") || { echo "not ok
 ROOT=$WORK/root
 
 # --- 1. build the root --------------------------------------------------
-PKGS=systemd,systemd-sysv,networkd-dispatcher,iproute2,dbus,libnl-3-200,libnl-route-3-200,libsystemd0
+PKGS=systemd,systemd-sysv,networkd-dispatcher,iproute2,dbus,libnl-3-200,libsystemd0
 if [ $SMOKE = 0 ]; then
 	# The package's own dependencies, so that a plain dpkg -i succeeds.
 	debdeps=$( { dpkg-deb -f "$DEB" Pre-Depends; echo ,; dpkg-deb -f "$DEB" Depends; } |
