@@ -107,12 +107,6 @@ static int load_rules(struct ibh_engine *e)
 	r = netlink_dump_rules(e->nl, &e->rules, &e->n_rules, &e->rule_protocol);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < e->n_rules; i++) {
-		struct ibh_observed o = { .rule_protocol = e->rule_protocol };
-
-		e->rules[i].live = !plan_rule_is_ours(e->config, &o, &e->rules[i]) ||
-				   table_is_live(e, e->rules[i].table);
-	}
 	e->rules_valid = true;
 	return 0;
 }
@@ -157,8 +151,11 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 	memcpy(o->rules, e->rules, e->n_rules * sizeof(*o->rules));
 	o->n_rules = e->n_rules;
 	o->rule_protocol = e->rule_protocol;
+	/* only ib-hook's rules for other tables can be orphans: ask about those alone */
 	for (size_t i = 0; i < o->n_rules; i++)
-		o->rules[i].live |= o->rules[i].table == o->table;
+		o->rules[i].live = o->rules[i].table == o->table ||
+				   !plan_rule_is_ours(c, o, &o->rules[i]) ||
+				   table_is_live(e, o->rules[i].table);
 
 	if (o->table) {
 		r = netlink_dump_table(e->nl, o->table, 0, &o->routes, &o->n_routes);
