@@ -51,10 +51,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_ROWS 64
-#define MAX_ARGS 32
+#define MAX_ROWS    64
+#define MAX_ARGS    32
 #define JOURNAL_DIR "/run/systemd/journal"
-#define JOURNAL_ON JOURNAL_DIR "/socket"
+#define JOURNAL_ON  JOURNAL_DIR "/socket"
 #define JOURNAL_OFF JOURNAL_DIR "/socket.off"
 
 extern char **environ;
@@ -132,7 +132,8 @@ static void parse_spec(const char *path)
 		r->netns = open_netns(field[2]);
 		r->journal = strchr(field[3], 'j');
 		r->prepare = strcmp(field[4], "-") ? strdup(field[4]) : NULL;
-		for (s = strtok_r(field[5], " ", &save); s && a < MAX_ARGS; s = strtok_r(NULL, " ", &save))
+		for (s = strtok_r(field[5], " ", &save); s && a < MAX_ARGS;
+		     s = strtok_r(NULL, " ", &save))
 			r->argv[a++] = strdup(s);
 		r->us = calloc((size_t)r->reps + 1, sizeof(*r->us));
 		r->cpu_us = calloc((size_t)r->reps + 1, sizeof(*r->cpu_us));
@@ -285,7 +286,8 @@ int main(int argc, char *argv[])
 
 				st = run(prep, &ru, NULL);
 				if (!WIFEXITED(st) || WEXITSTATUS(st)) {
-					fprintf(stderr, "launch: %s: prepare %s failed (status %d)\n",
+					fprintf(stderr,
+						"launch: %s: prepare %s failed (status %d)\n",
 						r->name, r->prepare, st);
 					return 1;
 				}
@@ -294,8 +296,9 @@ int main(int argc, char *argv[])
 			st = run(r->argv, &ru, &ns);
 			if (round < warmup)
 				continue;
-			r->cpu_us[r->n] = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
-					  (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+			r->cpu_us[r->n] =
+				(uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
+				(uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 			r->us[r->n++] = ns / 1000;
 			if (ru.ru_maxrss > r->maxrss_kb)
 				r->maxrss_kb = ru.ru_maxrss;
@@ -309,7 +312,8 @@ int main(int argc, char *argv[])
 		qsort(r->us, (size_t)r->n, sizeof(*r->us), cmp_u64);
 		qsort(r->cpu_us, (size_t)r->n, sizeof(*r->cpu_us), cmp_u64);
 		printf("%s %d %llu %llu %llu %llu %llu %ld %d %llu\n", r->name, r->n,
-		       (unsigned long long)pct(r->us, r->n, 50), (unsigned long long)pct(r->us, r->n, 25),
+		       (unsigned long long)pct(r->us, r->n, 50),
+		       (unsigned long long)pct(r->us, r->n, 25),
 		       (unsigned long long)pct(r->us, r->n, 75), (unsigned long long)r->us[0],
 		       (unsigned long long)r->us[r->n - 1], r->maxrss_kb, r->failures,
 		       (unsigned long long)pct(r->cpu_us, r->n, 50));

@@ -24,12 +24,8 @@ enum var {
 };
 
 static const char *const var_names[VAR_MAX] = {
-	[VAR_IFACE] = "IFACE",
-	[VAR_STATE] = "STATE",
-	[VAR_MODE] = "MODE",
-	[VAR_PHASE] = "PHASE",
-	[VAR_ADDRFAM] = "ADDRFAM",
-	[VAR_METHOD] = "METHOD",
+	[VAR_IFACE] = "IFACE", [VAR_STATE] = "STATE",	  [VAR_MODE] = "MODE",
+	[VAR_PHASE] = "PHASE", [VAR_ADDRFAM] = "ADDRFAM", [VAR_METHOD] = "METHOD",
 };
 
 static bool eq(const char *a, const char *b)

@@ -94,11 +94,11 @@ uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifinde
 	return table_is_reserved(computed) ? 0 : (uint32_t)computed;
 }
 
-static int fail(struct ibh_config_error *err, unsigned int line, const char *key,
-		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int fail(struct ibh_config_error *err, unsigned int line, const char *key, const char *fmt,
+		...) __attribute__((format(printf, 4, 5)));
 
-static int fail(struct ibh_config_error *err, unsigned int line, const char *key,
-		const char *fmt, ...)
+static int fail(struct ibh_config_error *err, unsigned int line, const char *key, const char *fmt,
+		...)
 {
 	va_list ap;
 
@@ -196,7 +196,8 @@ static int parse_match(struct ibh_config *c, unsigned int line, const char *key,
 		/* only space and tab separate names: a CR or VT would stay in a glob that never matches */
 		for (const char *p = g; *p; p++)
 			if ((unsigned char)*p < 0x21 || *p == 0x7f)
-				return fail(err, line, key, "a name pattern holds a control character");
+				return fail(err, line, key,
+					    "a name pattern holds a control character");
 		snprintf(c->globs[c->n_globs++], IBH_MAX_GLOB_LEN, "%s", g);
 	}
 	return 0;
@@ -234,17 +235,18 @@ static int parse_routing(struct ibh_config *c, unsigned int line, const char *ke
 	return 0;
 }
 
-static int parse_tables(struct ibh_config *c, unsigned int line, const char *key,
-			const char *value, struct ibh_config_error *err)
+static int parse_tables(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+			struct ibh_config_error *err)
 {
 	uint32_t t;
 
 	if (!ifname_valid(key))
 		return fail(err, line, key, "'%s' is not a valid interface name", key);
 	if (parse_u32(value, 1, UINT32_MAX, &t) < 0 || table_is_reserved(t))
-		return fail(err, line, key,
-			    "table '%s' is not a number from 1 to 4294967295 other than 253, 254, 255",
-			    value);
+		return fail(
+			err, line, key,
+			"table '%s' is not a number from 1 to 4294967295 other than 253, 254, 255",
+			value);
 	for (size_t i = 0; i < c->n_tables; i++) {
 		if (strcmp(c->tables[i].ifname, key) == 0)
 			return fail(err, line, key, "interface '%s' already has table %u", key,
@@ -260,8 +262,8 @@ static int parse_tables(struct ibh_config *c, unsigned int line, const char *key
 	return 0;
 }
 
-static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key,
-			const char *value, struct ibh_config_error *err)
+static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+			struct ibh_config_error *err)
 {
 	for (int i = 0; i < IBH_SYSCTL_MAX; i++) {
 		uint32_t v;
@@ -273,8 +275,9 @@ static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key
 		else if (parse_u32(value, 0, (uint32_t)sysctl_keys[i].max, &v) == 0)
 			c->sysctl[i] = (int)v;
 		else
-			return fail(err, line, key, "%s '%s' is neither 'keep' nor a number from 0 to %d",
-				    key, value, sysctl_keys[i].max);
+			return fail(err, line, key,
+				    "%s '%s' is neither 'keep' nor a number from 0 to %d", key,
+				    value, sysctl_keys[i].max);
 		return 0;
 	}
 	return fail(err, line, key, "unknown key '%s' in section [Sysctl]", key);
@@ -402,7 +405,8 @@ int config_load(struct ibh_config *c, const char *path, bool missing_ok,
 	/* ib-hook runs as root from dispatchers: whoever may write its config owns the host */
 	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		r = fail(err, 0, NULL,
-			 "refusing a configuration file writable by others than root (owner %u, mode %04o)",
+			 "refusing a configuration file writable by others than root (owner %u, "
+			 "mode %04o)",
 			 (unsigned int)st.st_uid, (unsigned int)(st.st_mode & 07777));
 		goto cleanup;
 	}

@@ -8,9 +8,9 @@
 
 #include "model.h"
 
-#define IBH_MAX_GLOBS 32
+#define IBH_MAX_GLOBS	 32
 #define IBH_MAX_GLOB_LEN 64
-#define IBH_MAX_TABLES 64
+#define IBH_MAX_TABLES	 64
 
 enum ibh_main_route {
 	IBH_MAIN_KEEP,

@@ -170,13 +170,13 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 		    !if_indextoname((unsigned int)rt->oif, rt->oif_name))
 			continue;
 		/* a route left in T by a managed link that has another table now is ours */
-		if (netlink_get_link(e->nl, rt->oif_name, &other) == 0 && link_is_managed(c, &other))
-			rt->oif_managed =
-				config_table(c, other.name, other.ifindex) != o->table;
+		if (netlink_get_link(e->nl, rt->oif_name, &other) == 0 &&
+		    link_is_managed(c, &other))
+			rt->oif_managed = config_table(c, other.name, other.ifindex) != o->table;
 	}
 	if (status) {
 		r = netlink_dump_table(e->nl, RT_TABLE_MAIN, link->ifindex, &o->main_routes,
-				  &o->n_main_routes);
+				       &o->n_main_routes);
 		if (r < 0)
 			goto cleanup;
 		o->main_known = true;
@@ -184,8 +184,10 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
 		bool wanted = status || c->sysctl[k] != IBH_SYSCTL_KEEP;
 
-		o->sysctl[k] = wanted ? sysctl_read(link->name, (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
-		o->sysctl_all[k] = status ? sysctl_read("all", (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
+		o->sysctl[k] =
+			wanted ? sysctl_read(link->name, (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
+		o->sysctl_all[k] =
+			status ? sysctl_read("all", (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
 		if (o->sysctl[k] < 0)
 			o->sysctl[k] = IBH_SYSCTL_UNKNOWN;
 		if (o->sysctl_all[k] < 0)
@@ -230,8 +232,7 @@ static int execute(struct ibh_engine *e, const struct ibh_link *link, const stru
  * routes went with it, but rules name addresses, not links. Take back the
  * rules that point at its table so that nothing stale stays behind.
  */
-static enum ibh_result vanished(struct ibh_engine *e, const struct ibh_link *link,
-				uint32_t table)
+static enum ibh_result vanished(struct ibh_engine *e, const struct ibh_link *link, uint32_t table)
 {
 	int r = 0;
 
@@ -240,7 +241,8 @@ static enum ibh_result vanished(struct ibh_engine *e, const struct ibh_link *lin
 		for (size_t i = 0; i < e->n_rules && r >= 0; i++) {
 			struct ibh_observed o = { .rule_protocol = e->rule_protocol };
 
-			if (e->rules[i].table == table && plan_rule_is_ours(e->config, &o, &e->rules[i]))
+			if (e->rules[i].table == table &&
+			    plan_rule_is_ours(e->config, &o, &e->rules[i]))
 				r = netlink_rule_del(e->nl, &e->rules[i]);
 		}
 	e->rules_valid = false;
@@ -286,8 +288,8 @@ static enum ibh_result change(struct ibh_engine *e, const struct ibh_link *link,
 		}
 		if (op->kind != IBH_OP_NEIGH_FLUSH)
 			changed = true;
-		log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s", link->name,
-			 line);
+		log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s",
+			 link->name, line);
 	}
 	if (changed && !link_still_there(e, link))
 		return vanished(e, link, o->table);
@@ -342,9 +344,11 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 			dup |= ip_equal(&o->main_routes[j].dst, &prefix);
 		fprintf(f, "  address %s: rule %s, table route %s %s, main route %s\n",
 			ip_to_string(ad, a, sizeof(a), true),
-			rules == 1 ? "ok" : rules == 0 ? "missing" : "duplicated",
-			ip_to_string(&prefix, b, sizeof(b), true), route ? "ok" : "missing or different",
-			dup ? "present" : "absent");
+			rules == 1   ? "ok"
+			: rules == 0 ? "missing"
+				     : "duplicated",
+			ip_to_string(&prefix, b, sizeof(b), true),
+			route ? "ok" : "missing or different", dup ? "present" : "absent");
 	}
 	if (ipv4) {
 		fprintf(f, "  sysctl (interface/all/effective):");
@@ -458,7 +462,8 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 		if (req->hook)
 			log_debug("%s: not managed by ib-hook, nothing to do", ifname);
 		else
-			log_notice("%s: not managed by ib-hook (not InfiniBand/RDMA, or not in [Match] Name=), nothing to do",
+			log_notice("%s: not managed by ib-hook (not InfiniBand/RDMA, or not in "
+				   "[Match] Name=), nothing to do",
 				   ifname);
 		return IBH_OK;
 	}

@@ -30,11 +30,12 @@ static enum ibh_action ifupdown_action(const struct ibh_hook_env *env)
 	if (eq(env->addrfam, "meta") || eq(env->iface, "--all"))
 		return IBH_ACTION_NONE;
 	if (eq(env->mode, "start"))
-		return !env->phase || eq(env->phase, "post-up") ? IBH_ACTION_APPLY : IBH_ACTION_NONE;
+		return !env->phase || eq(env->phase, "post-up") ? IBH_ACTION_APPLY
+								: IBH_ACTION_NONE;
 	if (eq(env->mode, "stop"))
-		return !env->phase || eq(env->phase, "post-down") || eq(env->phase, "pre-down") ?
-			       IBH_ACTION_REMOVE :
-			       IBH_ACTION_NONE;
+		return !env->phase || eq(env->phase, "post-down") || eq(env->phase, "pre-down")
+			       ? IBH_ACTION_REMOVE
+			       : IBH_ACTION_NONE;
 	return IBH_ACTION_NONE;
 }
 

@@ -6,8 +6,8 @@
 /* the variables the dispatchers set (NULL: unset) */
 struct ibh_hook_env {
 	const char *iface;
-	const char *state;   /* networkd-dispatcher */
-	const char *mode;    /* ifupdown, NetworkManager's 01-ifupdown */
+	const char *state; /* networkd-dispatcher */
+	const char *mode;  /* ifupdown, NetworkManager's 01-ifupdown */
 	const char *phase;
 	const char *addrfam;
 	const char *method;

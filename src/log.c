@@ -66,10 +66,10 @@ static int journal_send(int level, int error, const char *msg)
 	struct iovec iov[8];
 	int n = 0;
 
-#define FIELD(buf, ...)                                                   \
-	do {                                                              \
-		snprintf(buf, sizeof(buf), __VA_ARGS__);                  \
-		iov[n++] = (struct iovec){ .iov_base = buf, .iov_len = strlen(buf) }; \
+#define FIELD(buf, ...)                                                                            \
+	do {                                                                                       \
+		snprintf(buf, sizeof(buf), __VA_ARGS__);                                           \
+		iov[n++] = (struct iovec){ .iov_base = buf, .iov_len = strlen(buf) };              \
 	} while (0)
 
 	FIELD(message, "MESSAGE=%s", msg);

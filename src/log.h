@@ -16,10 +16,10 @@ void log_context(const char *iface, const char *action, uint32_t table);
 /* logs at level; returns -|error| so that callers can `return log_error_errno(r, ...)` */
 int log_full(int level, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-#define log_debug(...) log_full(LOG_DEBUG, 0, __VA_ARGS__)
-#define log_info(...) log_full(LOG_INFO, 0, __VA_ARGS__)
-#define log_notice(...) log_full(LOG_NOTICE, 0, __VA_ARGS__)
-#define log_warning(...) log_full(LOG_WARNING, 0, __VA_ARGS__)
-#define log_error(...) log_full(LOG_ERR, 0, __VA_ARGS__)
+#define log_debug(...)		  log_full(LOG_DEBUG, 0, __VA_ARGS__)
+#define log_info(...)		  log_full(LOG_INFO, 0, __VA_ARGS__)
+#define log_notice(...)		  log_full(LOG_NOTICE, 0, __VA_ARGS__)
+#define log_warning(...)	  log_full(LOG_WARNING, 0, __VA_ARGS__)
+#define log_error(...)		  log_full(LOG_ERR, 0, __VA_ARGS__)
 #define log_warning_errno(e, ...) log_full(LOG_WARNING, (e), __VA_ARGS__)
-#define log_error_errno(e, ...) log_full(LOG_ERR, (e), __VA_ARGS__)
+#define log_error_errno(e, ...)	  log_full(LOG_ERR, (e), __VA_ARGS__)

@@ -19,8 +19,8 @@
 #include "log.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ib-hook.conf"
-#define LOCK_FILE RUNSTATEDIR "/ib-hook.lock"
-#define MAX_IFACES 64
+#define LOCK_FILE      RUNSTATEDIR "/ib-hook.lock"
+#define MAX_IFACES     64
 
 static void help(FILE *f)
 {
@@ -54,20 +54,20 @@ static int usage_error(const char *msg, const char *arg)
 
 int main(int argc, char *argv[])
 {
-	static const struct option options[] = {
-		{ "iface", required_argument, NULL, 'i' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "remove", no_argument, NULL, 'r' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "status", no_argument, NULL, 's' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "wait", required_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{}
-	};
-	struct ibh_request req = { .action = IBH_ACTION_APPLY, .mode = IBH_MODE_CHANGE, .out = stdout };
+	static const struct option options[] = { { "iface", required_argument, NULL, 'i' },
+						 { "all", no_argument, NULL, 'a' },
+						 { "remove", no_argument, NULL, 'r' },
+						 { "dry-run", no_argument, NULL, 'n' },
+						 { "status", no_argument, NULL, 's' },
+						 { "config", required_argument, NULL, 'c' },
+						 { "wait", required_argument, NULL, 'w' },
+						 { "verbose", no_argument, NULL, 'v' },
+						 { "version", no_argument, NULL, 'V' },
+						 { "help", no_argument, NULL, 'h' },
+						 {} };
+	struct ibh_request req = { .action = IBH_ACTION_APPLY,
+				   .mode = IBH_MODE_CHANGE,
+				   .out = stdout };
 	const char *ifaces[MAX_IFACES], *config_path = NULL;
 	struct ibh_config_error cerr = {};
 	struct ibh_engine *engine = NULL;
@@ -158,8 +158,8 @@ int main(int argc, char *argv[])
 	r = config_load(&config, config_path ? config_path : DEFAULT_CONFIG, !config_path, &cerr);
 	if (r < 0) {
 		if (cerr.line)
-			log_error("%s:%u: %s", config_path ? config_path : DEFAULT_CONFIG, cerr.line,
-				  cerr.message);
+			log_error("%s:%u: %s", config_path ? config_path : DEFAULT_CONFIG,
+				  cerr.line, cerr.message);
 		else
 			log_error("%s: %s", config_path ? config_path : DEFAULT_CONFIG,
 				  cerr.message[0] ? cerr.message : strerror(-r));
@@ -175,9 +175,9 @@ int main(int argc, char *argv[])
 		}
 		if (lock_fd < 0) {
 			log_error_errno(lock_fd, "cannot lock '%s': %m%s", LOCK_FILE,
-					lock_fd == -EACCES || lock_fd == -EPERM ?
-						" (ib-hook needs root or CAP_NET_ADMIN)" :
-						"");
+					lock_fd == -EACCES || lock_fd == -EPERM
+						? " (ib-hook needs root or CAP_NET_ADMIN)"
+						: "");
 			return IBH_FAILED;
 		}
 	}

@@ -58,7 +58,7 @@ enum ibh_sysctl {
 	IBH_SYSCTL_MAX,
 };
 
-#define IBH_SYSCTL_KEEP (-1)
+#define IBH_SYSCTL_KEEP	   (-1)
 #define IBH_SYSCTL_UNKNOWN (-2)
 
 struct ibh_observed {
@@ -69,7 +69,7 @@ struct ibh_observed {
 	size_t n_addrs;
 	struct ibh_rule *rules; /* every rule of the namespace */
 	size_t n_rules;
-	bool rule_protocol; /* the kernel reports rule protocols (>= 4.17) */
+	bool rule_protocol;	  /* the kernel reports rule protocols (>= 4.17) */
 	struct ibh_route *routes; /* table T only */
 	size_t n_routes;
 	/* main-table routes through the link: only read by --status */

@@ -252,8 +252,8 @@ static int parse_link(struct nlmsghdr *nlh, void *arg)
 	struct ibh_link *l;
 	struct vec *v = arg;
 
-	if (nlh->nlmsg_type != RTM_NEWLINK || nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0 ||
-	    !tb[IFLA_IFNAME])
+	if (nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, NULL) < 0 || !tb[IFLA_IFNAME])
 		return 0;
 	l = vec_push(v);
 	if (!l)
@@ -368,9 +368,20 @@ struct rule_dump {
 static int parse_rule(struct nlmsghdr *nlh, void *arg)
 {
 	static const int selectors[] = {
-		FRA_IIFNAME, FRA_OIFNAME, FRA_FWMARK, FRA_FWMASK, FRA_L3MDEV, FRA_UID_RANGE,
-		FRA_IP_PROTO, FRA_SPORT_RANGE, FRA_DPORT_RANGE, FRA_TUN_ID, FRA_SUPPRESS_PREFIXLEN,
-		FRA_SUPPRESS_IFGROUP, FRA_GOTO, FRA_FLOW,
+		FRA_IIFNAME,
+		FRA_OIFNAME,
+		FRA_FWMARK,
+		FRA_FWMASK,
+		FRA_L3MDEV,
+		FRA_UID_RANGE,
+		FRA_IP_PROTO,
+		FRA_SPORT_RANGE,
+		FRA_DPORT_RANGE,
+		FRA_TUN_ID,
+		FRA_SUPPRESS_PREFIXLEN,
+		FRA_SUPPRESS_IFGROUP,
+		FRA_GOTO,
+		FRA_FLOW,
 	};
 	struct nlattr *tb[FRA_MAX + 1];
 	struct fib_rule_hdr *frh = nlmsg_data(nlh);
@@ -443,7 +454,8 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 	uint32_t table;
 	int oif;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE || nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
+	if (nlh->nlmsg_type != RTM_NEWROUTE ||
+	    nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
 		return 0;
 	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
 	    (rtm->rtm_flags & RTM_F_CLONED))
@@ -458,8 +470,8 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 		return -ENOMEM;
 	ip_from_attr(&route->dst, rtm->rtm_family, rtm->rtm_dst_len, tb[RTA_DST]);
 	if (tb[RTA_PREFSRC])
-		ip_from_attr(&route->src, rtm->rtm_family,
-			     rtm->rtm_family == AF_INET ? 32 : 128, tb[RTA_PREFSRC]);
+		ip_from_attr(&route->src, rtm->rtm_family, rtm->rtm_family == AF_INET ? 32 : 128,
+			     tb[RTA_PREFSRC]);
 	route->oif = oif;
 	route->table = table;
 	route->metric = tb[RTA_PRIORITY] ? nla_get_u32(tb[RTA_PRIORITY]) : 0;
@@ -488,9 +500,11 @@ static struct nl_msg *build_table_dump(const void *arg)
 }
 
 int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_route **ret,
-		  size_t *n_ret)
+		       size_t *n_ret)
 {
-	struct table_dump d = { .table = table, .oif = oif, .v = { .size = sizeof(struct ibh_route) } };
+	struct table_dump d = { .table = table,
+				.oif = oif,
+				.v = { .size = sizeof(struct ibh_route) } };
 	int r = dump(n, build_table_dump, &d, parse_route, &d, &d.v);
 
 	/* a table that does not exist yet is an empty one */
@@ -521,8 +535,8 @@ static int route_request(struct ibh_nl *n, const struct ibh_route *r, bool add)
 	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
 	struct nl_msg *msg = new_msg(add ? RTM_NEWROUTE : RTM_DELROUTE, flags, &rtm, sizeof(rtm));
 
-	if (!msg || nla_put_u32(msg, RTA_TABLE, r->table) < 0 || put_ip(msg, RTA_DST, &r->dst) < 0 ||
-	    nla_put_u32(msg, RTA_OIF, (uint32_t)r->oif) < 0 ||
+	if (!msg || nla_put_u32(msg, RTA_TABLE, r->table) < 0 ||
+	    put_ip(msg, RTA_DST, &r->dst) < 0 || nla_put_u32(msg, RTA_OIF, (uint32_t)r->oif) < 0 ||
 	    (r->src.family && put_ip(msg, RTA_PREFSRC, &r->src) < 0) ||
 	    (r->metric && nla_put_u32(msg, RTA_PRIORITY, r->metric) < 0)) {
 		nlmsg_free(msg);
@@ -604,7 +618,8 @@ static int parse_neigh(struct nlmsghdr *nlh, void *arg)
 	struct neigh_dump *d = arg;
 	struct neigh *e;
 
-	if (nlh->nlmsg_type != RTM_NEWNEIGH || nlmsg_parse(nlh, sizeof(*ndm), tb, NDA_MAX, NULL) < 0)
+	if (nlh->nlmsg_type != RTM_NEWNEIGH ||
+	    nlmsg_parse(nlh, sizeof(*ndm), tb, NDA_MAX, NULL) < 0)
 		return 0;
 	if (ndm->ndm_ifindex != d->ifindex || !tb[NDA_DST] ||
 	    (ndm->ndm_family != AF_INET && ndm->ndm_family != AF_INET6) ||
@@ -642,8 +657,8 @@ int netlink_neigh_flush(struct ibh_nl *n, int ifindex)
 	for (size_t i = 0; i < d.v.n; i++) {
 		const struct neigh *e = (const struct neigh *)d.v.items + i;
 		struct ndmsg ndm = { .ndm_family = (uint8_t)e->family, .ndm_ifindex = ifindex };
-		struct nl_msg *msg = new_msg(RTM_DELNEIGH, NLM_F_REQUEST | NLM_F_ACK, &ndm,
-					     sizeof(ndm));
+		struct nl_msg *msg =
+			new_msg(RTM_DELNEIGH, NLM_F_REQUEST | NLM_F_ACK, &ndm, sizeof(ndm));
 
 		if (!msg || nla_put(msg, NDA_DST, e->family == AF_INET ? 4 : 16, e->dst.a) < 0) {
 			nlmsg_free(msg);

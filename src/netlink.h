@@ -33,7 +33,7 @@ int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, b
  * the size of that table and not of main.
  */
 int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_route **ret,
-		  size_t *n_ret);
+		       size_t *n_ret);
 
 /* 1: changed, 0: already so (exists on add, absent on delete), < 0: -errno */
 int netlink_route_replace(struct ibh_nl *n, const struct ibh_route *r);

@@ -215,10 +215,11 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		} else if (!have->oif_managed || !plan_route_is_ours(have)) {
 			char why[160], dst[64];
 
-			snprintf(why, sizeof(why),
-				 "table %u holds route %s through '%s' that ib-hook did not install",
-				 o->table, ip_to_string(&have->dst, dst, sizeof(dst), true),
-				 have->oif_name[0] ? have->oif_name : "another device");
+			snprintf(
+				why, sizeof(why),
+				"table %u holds route %s through '%s' that ib-hook did not install",
+				o->table, ip_to_string(&have->dst, dst, sizeof(dst), true),
+				have->oif_name[0] ? have->oif_name : "another device");
 			return refuse(p, -EEXIST, why);
 		}
 		r = push_route(p, IBH_OP_ROUTE_DEL, have, false);
@@ -268,6 +269,16 @@ bool plan_table_route_ok(const struct ibh_config *c, const struct ibh_observed *
 	return false;
 }
 
+/* two addresses equal but for their prefix length want one rule */
+static bool same_address_before(const struct ibh_config *c, const struct ibh_observed *o, size_t j)
+{
+	for (size_t k = 0; k < j; k++)
+		if (plan_address_managed(c, &o->addrs[k]) &&
+		    ip_same_address(&o->addrs[k], &o->addrs[j]))
+			return true;
+	return false;
+}
+
 static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		      enum ibh_action action, struct ibh_plan *p)
 {
@@ -313,17 +324,13 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 
 		if (kept[j] || !plan_address_managed(c, &o->addrs[j]))
 			continue;
-		/* two addresses equal but for their prefix length want one rule */
-		for (size_t k = 0; k < j; k++)
-			if (plan_address_managed(c, &o->addrs[k]) &&
-			    ip_same_address(&o->addrs[k], &o->addrs[j]))
-				goto next;
+		if (same_address_before(c, o, j))
+			continue;
 		want.src = o->addrs[j];
 		want.src.len = (uint8_t)ip_bits(want.src.family);
 		r = push_rule(p, IBH_OP_RULE_ADD, &want);
 		if (r < 0)
 			goto cleanup;
-next:;
 	}
 cleanup:
 	free(kept);
@@ -489,7 +496,8 @@ void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
 	case IBH_OP_RULE_ADD:
 	case IBH_OP_RULE_DEL:
 		fprintf(f, "ip%s rule %s from %s lookup %u priority %u%s\n",
-			family_flag(op->rule.src.family), op->kind == IBH_OP_RULE_ADD ? "add" : "del",
+			family_flag(op->rule.src.family),
+			op->kind == IBH_OP_RULE_ADD ? "add" : "del",
 			ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table,
 			op->rule.priority, op->kind == IBH_OP_RULE_ADD ? " protocol kernel" : "");
 		break;
@@ -516,7 +524,8 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		snprintf(buf, size, "set route %s%s%s in table %s",
 			 ip_to_string(&op->route.dst, a, sizeof(a), true),
 			 op->route.src.family ? " src " : "",
-			 op->route.src.family ? ip_to_string(&op->route.src, b, sizeof(b), false) : "",
+			 op->route.src.family ? ip_to_string(&op->route.src, b, sizeof(b), false)
+					      : "",
 			 t);
 		break;
 	case IBH_OP_ROUTE_DEL:
@@ -534,8 +543,7 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 			 op->rule.priority);
 		break;
 	case IBH_OP_SYSCTL:
-		snprintf(buf, size, "set %s=%d", sysctl_name(op->sysctl.key),
-			 op->sysctl.value);
+		snprintf(buf, size, "set %s=%d", sysctl_name(op->sysctl.key), op->sysctl.value);
 		break;
 	case IBH_OP_NEIGH_FLUSH:
 		snprintf(buf, size, "flushed neighbour entries");

@@ -37,33 +37,43 @@ static void test_networkd_dispatcher(void **state)
 
 static void test_ifupdown(void **state)
 {
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "ib1", .mode = "start",
-						       .phase = "post-up", .addrfam = "inet" }),
-			 IBH_ACTION_APPLY);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "ib1", .mode = "start",
-						       .phase = "post-up", .addrfam = "inet6" }),
-			 IBH_ACTION_APPLY);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "ib1", .mode = "start",
-						       .phase = "pre-up", .addrfam = "inet" }),
-			 IBH_ACTION_NONE);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "ib1", .mode = "stop",
-						       .phase = "post-down", .addrfam = "inet" }),
-			 IBH_ACTION_REMOVE);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "--all", .mode = "start",
-						       .phase = "post-up", .addrfam = "meta" }),
-			 IBH_ACTION_NONE);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "ib1", .mode = "start",
-						       .phase = "post-up", .addrfam = "meta" }),
-			 IBH_ACTION_NONE);
-	assert_int_equal(action((struct ibh_hook_env){ .iface = "lo", .mode = "start",
-						       .phase = "post-up", .addrfam = "inet" }),
-			 IBH_ACTION_NONE);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "ib1", .mode = "start", .phase = "post-up", .addrfam = "inet" }),
+		IBH_ACTION_APPLY);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "ib1", .mode = "start", .phase = "post-up", .addrfam = "inet6" }),
+		IBH_ACTION_APPLY);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "ib1", .mode = "start", .phase = "pre-up", .addrfam = "inet" }),
+		IBH_ACTION_NONE);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "ib1", .mode = "stop", .phase = "post-down", .addrfam = "inet" }),
+		IBH_ACTION_REMOVE);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "--all", .mode = "start", .phase = "post-up", .addrfam = "meta" }),
+		IBH_ACTION_NONE);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "ib1", .mode = "start", .phase = "post-up", .addrfam = "meta" }),
+		IBH_ACTION_NONE);
+	assert_int_equal(
+		action((struct ibh_hook_env){
+			.iface = "lo", .mode = "start", .phase = "post-up", .addrfam = "inet" }),
+		IBH_ACTION_NONE);
 }
 
 static void test_networkmanager(void **state)
 {
-	struct ibh_hook_env env = { .iface = "ib1", .mode = "start", .phase = "post-up",
-				    .addrfam = "inet", .method = "NetworkManager" };
+	struct ibh_hook_env env = { .iface = "ib1",
+				    .mode = "start",
+				    .phase = "post-up",
+				    .addrfam = "inet",
+				    .method = "NetworkManager" };
 	struct ibh_hook h;
 
 	assert_int_equal(hookenv_parse(&env, &h), 0);

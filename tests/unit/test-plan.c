@@ -15,7 +15,7 @@
 #include "plan.h"
 
 #define IB1 4
-#define T1 1004
+#define T1  1004
 
 static struct ibh_ip ip(const char *s, unsigned int len)
 {
@@ -28,8 +28,11 @@ static struct ibh_ip ip(const char *s, unsigned int len)
 
 static struct ibh_rule rule(const char *src, uint32_t table, uint32_t prio)
 {
-	struct ibh_rule r = { .table = table, .priority = prio, .protocol = RTPROT_KERNEL,
-			      .plain = true, .live = true };
+	struct ibh_rule r = { .table = table,
+			      .priority = prio,
+			      .protocol = RTPROT_KERNEL,
+			      .plain = true,
+			      .live = true };
 
 	r.src = ip(src, strchr(src, ':') ? 128 : 32);
 	return r;
@@ -38,8 +41,9 @@ static struct ibh_rule rule(const char *src, uint32_t table, uint32_t prio)
 static struct ibh_route route(const char *dst, unsigned int len, int oif, const char *src,
 			      uint32_t table)
 {
-	struct ibh_route r = { .oif = oif, .table = table, .protocol = RTPROT_KERNEL,
-			       .type = RTN_UNICAST };
+	struct ibh_route r = {
+		.oif = oif, .table = table, .protocol = RTPROT_KERNEL, .type = RTN_UNICAST
+	};
 
 	r.dst = ip(dst, len);
 	r.scope = r.dst.family == AF_INET ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
@@ -75,7 +79,8 @@ static int setup(void **state)
 	f.o.n_addrs = 1;
 	f.rules[0] = (struct ibh_rule){ .table = RT_TABLE_LOCAL, .plain = true };
 	f.rules[1] = (struct ibh_rule){ .table = RT_TABLE_MAIN, .priority = 32766, .plain = true };
-	f.rules[2] = (struct ibh_rule){ .table = RT_TABLE_DEFAULT, .priority = 32767, .plain = true };
+	f.rules[2] =
+		(struct ibh_rule){ .table = RT_TABLE_DEFAULT, .priority = 32767, .plain = true };
 	for (int i = 0; i < 3; i++)
 		f.rules[i].src.family = AF_INET;
 	f.o.rules = f.rules;
@@ -130,7 +135,8 @@ static void test_fresh(void **state)
 	assert_int_equal(f->o.table, 1004);
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 1004\n"
+		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
@@ -209,13 +215,14 @@ static void test_address_changed(void **state)
 
 	make_applied(f);
 	f->addrs[0] = ip("10.20.0.2", 24);
-	assert_string_equal(
-		dump(f, IBH_ACTION_APPLY),
-		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 1004\n"
-		"ip route replace 10.20.0.0/24 dev ib1 proto kernel scope link src 10.20.0.2 table 1004\n"
-		"ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-		"ip rule add from 10.20.0.2 lookup 1004 priority 1000 protocol kernel\n"
-		"ip neigh flush dev ib1\n");
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "172.16.34.2 table 1004\n"
+			    "ip route replace 10.20.0.0/24 dev ib1 proto kernel scope link src "
+			    "10.20.0.2 table 1004\n"
+			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
+			    "ip rule add from 10.20.0.2 lookup 1004 priority 1000 protocol kernel\n"
+			    "ip neigh flush dev ib1\n");
 }
 
 static void test_second_address_same_prefix(void **state)
@@ -225,9 +232,10 @@ static void test_second_address_same_prefix(void **state)
 	make_applied(f);
 	f->addrs[f->o.n_addrs++] = ip("172.16.34.3", 16);
 	/* one route per prefix (the primary's source), one rule per address */
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip rule add from 172.16.34.3 lookup 1004 priority 1000 protocol kernel\n"
-			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip rule add from 172.16.34.3 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
 }
 
 static void test_ipv6(void **state)
@@ -236,10 +244,11 @@ static void test_ipv6(void **state)
 
 	make_applied(f);
 	f->addrs[f->o.n_addrs++] = ip("2001:db8::2", 64);
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip -6 route replace 2001:db8::/64 dev ib1 proto kernel table 1004\n"
-			    "ip -6 rule add from 2001:db8::2 lookup 1004 priority 1000 protocol kernel\n"
-			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip -6 route replace 2001:db8::/64 dev ib1 proto kernel table 1004\n"
+		"ip -6 rule add from 2001:db8::2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
 	f->c.ipv6 = false;
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
 	f->c.ipv6 = true;
@@ -272,8 +281,10 @@ static void test_table_left_by_managed_link(void **state)
 	assert_int_equal(f->p.refused, 0);
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route del 172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1 table 1004\n"
-		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 1004\n"
+		"ip route del 172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1 table "
+		"1004\n"
+		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
@@ -319,11 +330,11 @@ static void test_remove(void **state)
 	make_applied(f);
 	f->c.main_route = IBH_MAIN_DELETE;
 	/* remove leaves main and the sysctls alone */
-	assert_string_equal(
-		dump(f, IBH_ACTION_REMOVE),
-		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 1004\n"
-		"ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-		"ip neigh flush dev ib1\n");
+	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
+			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "172.16.34.2 table 1004\n"
+			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
+			    "ip neigh flush dev ib1\n");
 	/* after ifdown the address is gone, the rule pointing at T still goes */
 	f->o.n_addrs = 0;
 	f->o.n_routes = 0;
@@ -359,13 +370,13 @@ static void test_priority_and_tables(void **state)
 	f->c.tables[0] = (struct ibh_table_entry){ .ifname = "ib1", .table = 942 };
 	f->c.n_tables = 1;
 	f->o.table = config_table(&f->c, "ib1", IB1);
-	assert_string_equal(
-		dump(f, IBH_ACTION_APPLY),
-		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 942\n"
-		"ip rule add from 172.16.34.2 lookup 942 priority 77 protocol kernel\n"
-		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
-		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
-		"ip neigh flush dev ib1\n");
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "172.16.34.2 table 942\n"
+			    "ip rule add from 172.16.34.2 lookup 942 priority 77 protocol kernel\n"
+			    "sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
+			    "sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
+			    "ip neigh flush dev ib1\n");
 }
 
 static void test_reserved_table(void **state)
