@@ -234,18 +234,23 @@ static int execute(struct ibh_engine *e, const struct ibh_link *link, const stru
  */
 static enum ibh_result vanished(struct ibh_engine *e, const struct ibh_link *link, uint32_t table)
 {
-	int r = 0;
+	struct ibh_observed o = {};
+	int r;
 
 	e->rules_valid = false;
-	if (load_rules(e) == 0)
-		for (size_t i = 0; i < e->n_rules && r >= 0; i++) {
-			struct ibh_observed o = { .rule_protocol = e->rule_protocol };
-
-			if (e->rules[i].table == table &&
-			    plan_rule_is_ours(e->config, &o, &e->rules[i]))
-				r = netlink_rule_del(e->nl, &e->rules[i]);
-		}
+	r = load_rules(e);
+	o.rule_protocol = e->rule_protocol;
+	for (size_t i = 0; r >= 0 && i < e->n_rules; i++)
+		if (e->rules[i].table == table && plan_rule_is_ours(e->config, &o, &e->rules[i]))
+			r = netlink_rule_del(e->nl, &e->rules[i]);
 	e->rules_valid = false;
+	if (r < 0) {
+		log_error_errno(r,
+				"%s: interface disappeared while ib-hook ran; its rules for table "
+				"%u stay: %m",
+				link->name, table);
+		return IBH_FAILED;
+	}
 	log_notice("%s: interface disappeared while ib-hook ran; its rules were taken back",
 		   link->name);
 	return IBH_OK;
