@@ -78,6 +78,28 @@ addr() {
 	ip -n "$T_PFX$1" addr add "$3" dev "$2" || exit 1
 }
 
+# port_host NS PORT ADDR [PORT ADDR]...: namespace NS with a veth per PORT
+# (peer pPORT, not managed) holding ADDR ("-" for none), and $T_DIR/NS.conf
+# that manages exactly those ports
+port_host() {
+	ph_ns=$1
+	shift
+	ph_names=""
+	ns_new "$ph_ns"
+	while [ $# -ge 2 ]; do
+		veth "$ph_ns" "$1" "p$1"
+		[ "$2" = - ] || addr "$ph_ns" "$1" "$2"
+		ph_names="$ph_names $1"
+		shift 2
+	done
+	printf '[Match]\nName=%s\n' "${ph_names# }" | conf "$ph_ns"
+}
+
+# table_of NS IF: T(IF) with the default TableBase
+table_of() {
+	echo $((1000 + $(ip -n "$T_PFX$1" -o link show "$2" | cut -d: -f1)))
+}
+
 # conf NAME: write stdin to $T_DIR/NAME.conf (root-owned, 0644)
 conf() {
 	cat >"$T_DIR/$1.conf"

@@ -8,16 +8,10 @@
 . "$(dirname "$0")/../lib.sh"
 t_require timeout
 
-ns_new h
+port_host h ib0 172.16.34.1/16
 hn=$(ns h)
-veth h ib0 pib0
-addr h ib0 172.16.34.1/16
-conf c <<'CONF'
-[Match]
-Name=ib0
-CONF
 before=$(state h)
-cfg=$T_DIR/c.conf
+cfg=$T_DIR/h.conf
 refused="refusing a configuration file writable by others than root"
 
 # apply NS CONF: one apply by hand, bounded in time

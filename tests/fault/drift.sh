@@ -7,21 +7,13 @@
 . "$(dirname "$0")/../lib.sh"
 t_require
 
-ns_new h
+port_host h ib0 172.16.34.1/16 ib1 172.16.34.2/16
 hn=$(ns h)
-veth h ib0 pib0
-veth h ib1 pib1
-addr h ib0 172.16.34.1/16
-addr h ib1 172.16.34.2/16
 ip -n "$hn" addr add 2001:db8:34::2/64 dev ib1 nodad
-conf c <<'CONF'
-[Match]
-Name=ib0 ib1
-CONF
-t1=$((1000 + $(ip -n "$hn" -o link show ib1 | cut -d: -f1)))
+t1=$(table_of h ib1)
 
 status() {
-	ibh h --config "$T_DIR/c.conf" --status
+	ibh h --config "$T_DIR/h.conf" --status
 }
 
 # restored WHAT MESSAGE: status names the damage, apply repairs it, status is ok
@@ -32,14 +24,14 @@ restored() {
 	check "  names it" grep -qF "$3" "$T_DIR/out"
 	check "  gives the command that repairs it" grep -qF "pending: $4" "$T_DIR/out"
 	check "  verdict drift" grep -q 'verdict: drift' "$T_DIR/out"
-	expect_rc "apply after $what" 0 hook h "$T_DIR/c.conf" IFACE=ib1 STATE=routable
+	expect_rc "apply after $what" 0 hook h "$T_DIR/h.conf" IFACE=ib1 STATE=routable
 	check "  reports what it restored" grep -qF "$msg" "$T_DIR/err"
 	expect_eq "  changes nothing else" 1 "$(wc -l <"$T_DIR/err")"
 	expect_rc "--status after the repair" 0 status
 	expect_eq "state as after the first apply" "$good" "$(state h)"
 }
 
-expect_rc "first apply" 0 ibh h --config "$T_DIR/c.conf" --all
+expect_rc "first apply" 0 ibh h --config "$T_DIR/h.conf" --all
 expect_rc "--status" 0 status
 good=$(state h)
 
@@ -70,13 +62,13 @@ restored "arp_ignore reset to 0" "ib1: set arp_ignore=2" \
 ip -n "$hn" rule del from 172.16.34.2 lookup "$t1" priority 1000
 ip -n "$hn" route del 172.16.0.0/16 table "$t1"
 expect_rc "--status after rule and route are both gone" 1 status
-expect_rc "apply" 0 hook h "$T_DIR/c.conf" IFACE=ib1 STATE=configured
+expect_rc "apply" 0 hook h "$T_DIR/h.conf" IFACE=ib1 STATE=configured
 expect_eq "restores both" \
 	"ib1: set route 172.16.0.0/16 src 172.16.34.2 in table $t1
 ib1: added rule from 172.16.34.2 lookup $t1 priority 1000" "$(cat "$T_DIR/err")"
 expect_rc "--status" 0 status
 expect_eq "exactly one rule per address" "1 1" \
 	"$(rules_from h 172.16.34.1) $(rules_from h 172.16.34.2)"
-expect_rc "remove" 0 ibh h --config "$T_DIR/c.conf" --all --remove
+expect_rc "remove" 0 ibh h --config "$T_DIR/h.conf" --all --remove
 expect_eq "no rule of ib-hook left" "" "$( (ip -n "$hn" rule; ip -n "$hn" -6 rule) | grep '^1000:')"
 done_testing

@@ -15,7 +15,7 @@ conf c <<'CONF'
 [Match]
 Name=ib*
 CONF
-t0=$((1000 + $(ip -n "$hn" -o link show ib0 | cut -d: -f1)))
+t0=$(table_of h ib0)
 trap_dir=$T_DIR/bin
 marker=$T_DIR/executed
 mkdir -p "$trap_dir"

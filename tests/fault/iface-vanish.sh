@@ -11,17 +11,9 @@
 t_require
 
 seconds=${FAULT_SECONDS:-10}
-ns_new h
+port_host h ib0 172.16.34.1/16 ib1 172.16.34.2/16
 hn=$(ns h)
-veth h ib0 pib0
-veth h ib1 pib1
-addr h ib0 172.16.34.1/16
-addr h ib1 172.16.34.2/16
 addr h ib1 2001:db8:34::2/64
-conf c <<'CONF'
-[Match]
-Name=ib0 ib1
-CONF
 
 # ifindex of every link of the namespace, one per line
 links() {
@@ -36,7 +28,7 @@ our_rules() {
 	} | sed -n 's/^1000:[[:space:]]*from \([^ ]*\) lookup \([0-9]*\).*/\1 \2/p'
 }
 
-expect_rc "apply to the stable ib1 first" 0 ibh h --config "$T_DIR/c.conf" --iface ib1
+expect_rc "apply to the stable ib1 first" 0 ibh h --config "$T_DIR/h.conf" --iface ib1
 
 churn() {
 	end=$((SECONDS + seconds))
@@ -65,9 +57,9 @@ end=$((SECONDS + seconds))
 : >"$T_DIR/rcs"
 : >"$T_DIR/errs"
 while [ "$SECONDS" -lt "$end" ]; do
-	hook h "$T_DIR/c.conf" IFACE=ib0 STATE=routable >/dev/null 2>>"$T_DIR/errs"
+	hook h "$T_DIR/h.conf" IFACE=ib0 STATE=routable >/dev/null 2>>"$T_DIR/errs"
 	echo "hook $?" >>"$T_DIR/rcs"
-	ibh h --config "$T_DIR/c.conf" --iface ib0 >/dev/null 2>>"$T_DIR/errs"
+	ibh h --config "$T_DIR/h.conf" --iface ib0 >/dev/null 2>>"$T_DIR/errs"
 	echo "iface $?" >>"$T_DIR/rcs"
 	runs=$((runs + 2))
 done
@@ -82,8 +74,8 @@ expect_eq "a run by hand exits 0, or 2 while ib0 is missing" "" \
 expect_eq "no error but 'not found' during the churn" "" \
 	"$(grep -i -e error -e failed -e 'cannot' "$T_DIR/errs" | grep -v "interface 'ib0' not found" | sort | uniq -c | head -5)"
 
-expect_rc "one last apply (dispatcher)" 0 hook h "$T_DIR/c.conf" IFACE=ib0 STATE=routable
-expect_rc "and for ib1" 0 hook h "$T_DIR/c.conf" IFACE=ib1 STATE=routable
+expect_rc "one last apply (dispatcher)" 0 hook h "$T_DIR/h.conf" IFACE=ib0 STATE=routable
+expect_rc "and for ib1" 0 hook h "$T_DIR/h.conf" IFACE=ib1 STATE=routable
 
 idx0=$(ip -n "$hn" -o link show ib0 | cut -d: -f1)
 idx1=$(ip -n "$hn" -o link show ib1 | cut -d: -f1)
@@ -99,7 +91,7 @@ done < <(our_rules)
 expect_eq "no rule points to the table of a link that is gone" "" "$dead"
 expect_eq "no route left in a table of a link that is gone" "" \
 	"$(ip -n "$hn" route show table all | grep -E ' table 1[0-9]{3}( |$)' | grep -v -e "table $((1000 + idx0))" -e "table $((1000 + idx1))")"
-expect_rc "--status agrees" 0 ibh h --config "$T_DIR/c.conf" --status
-expect_rc "remove ib0 and ib1" 0 ibh h --config "$T_DIR/c.conf" --all --remove
+expect_rc "--status agrees" 0 ibh h --config "$T_DIR/h.conf" --status
+expect_rc "remove ib0 and ib1" 0 ibh h --config "$T_DIR/h.conf" --all --remove
 expect_eq "no rule of ib-hook left after remove" "" "$(our_rules)"
 done_testing

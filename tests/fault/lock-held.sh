@@ -9,15 +9,9 @@
 . "$(dirname "$0")/../lib.sh"
 t_require flock mount
 
-ns_new h
+port_host h ib0 172.16.34.1/16
 hn=$(ns h)
-veth h ib0 pib0
-addr h ib0 172.16.34.1/16
-conf c <<'CONF'
-[Match]
-Name=ib0
-CONF
-t0=$((1000 + $(ip -n "$hn" -o link show ib0 | cut -d: -f1)))
+t0=$(table_of h ib0)
 # RUNSTATEDIR of this build (meson option runstatedir, /run by default)
 lock=$(grep -ao '/[[:alnum:]/._-]*/ib-hook\.lock' "$IB_HOOK" | head -n 1)
 lock=${lock:-/run/ib-hook.lock}
@@ -49,7 +43,7 @@ locked() {
 }
 
 expect_rc "apply while a stuck process holds $lock (--wait 2)" 1 \
-	locked h "$IB_HOOK" --config "$T_DIR/c.conf" --wait 2 --iface ib0 3>"$T_DIR/elapsed"
+	locked h "$IB_HOOK" --config "$T_DIR/h.conf" --wait 2 --iface ib0 3>"$T_DIR/elapsed"
 ms=$(sed -n 's/^elapsed //p' "$T_DIR/elapsed")
 echo "# gave up after ${ms:-?} ms"
 check "  gives up after about 2 s (2000-3500 ms, was ${ms:-?})" \
@@ -61,15 +55,15 @@ expect_eq "  one line on stderr, nothing on stdout" "1 0" \
 expect_eq "  changed nothing" "$before" "$(state h)"
 
 expect_rc "remove while the lock is held (--wait 1)" 1 \
-	locked h "$IB_HOOK" --config "$T_DIR/c.conf" --wait 1 --remove --iface ib0 3>/dev/null
+	locked h "$IB_HOOK" --config "$T_DIR/h.conf" --wait 1 --remove --iface ib0 3>/dev/null
 check "  names the lock" grep -q "'$lock'" "$T_DIR/err"
 
 expect_rc "--status while the lock is held: no wait, drift" 1 \
-	locked h "$IB_HOOK" --config "$T_DIR/c.conf" --wait 2 --status --iface ib0 3>"$T_DIR/elapsed"
+	locked h "$IB_HOOK" --config "$T_DIR/h.conf" --wait 2 --status --iface ib0 3>"$T_DIR/elapsed"
 ms=$(sed -n 's/^elapsed //p' "$T_DIR/elapsed")
 check "  does not wait for the lock (${ms:-?} ms)" test "${ms:-9999}" -lt 1500
 expect_rc "--dry-run while the lock is held: no wait" 0 \
-	locked h "$IB_HOOK" --config "$T_DIR/c.conf" --wait 2 --dry-run --iface ib0 3>"$T_DIR/elapsed"
+	locked h "$IB_HOOK" --config "$T_DIR/h.conf" --wait 2 --dry-run --iface ib0 3>"$T_DIR/elapsed"
 ms=$(sed -n 's/^elapsed //p' "$T_DIR/elapsed")
 check "  does not wait for the lock (${ms:-?} ms)" test "${ms:-9999}" -lt 1500
 check "  prints the plan" grep -q "ip rule add from 172.16.34.1 lookup $t0" "$T_DIR/out"
@@ -79,8 +73,8 @@ expect_eq "  changed nothing" "$before" "$(state h)"
 expect_rc "apply once the holder is gone" 0 ip netns exec "$hn" bash -c '
 	mount -t tmpfs -o mode=0755 tmpfs "${1%/*}" || exit 90
 	flock "$1" true && exec "${@:2}"' ok "$lock" \
-	"$IB_HOOK" --config "$T_DIR/c.conf" --wait 2 --iface ib0
+	"$IB_HOOK" --config "$T_DIR/h.conf" --wait 2 --iface ib0
 expect_eq "  rule installed once" 1 "$(rules_from h 172.16.34.1)"
-expect_rc "remove" 0 ibh h --config "$T_DIR/c.conf" --remove --iface ib0
+expect_rc "remove" 0 ibh h --config "$T_DIR/h.conf" --remove --iface ib0
 expect_eq "  nothing of ib-hook left" "$before" "$(state h)"
 done_testing

@@ -11,15 +11,9 @@
 . "$(dirname "$0")/../lib.sh"
 t_require mount
 
-ns_new h
+port_host h ib0 172.16.34.1/16
 hn=$(ns h)
-veth h ib0 pib0
-addr h ib0 172.16.34.1/16
-conf c <<'CONF'
-[Match]
-Name=ib0
-CONF
-t0=$((1000 + $(ip -n "$hn" -o link show ib0 | cut -d: -f1)))
+t0=$(table_of h ib0)
 sysctls_before=$(sysctls h ib0)
 
 # ro NS CMD...: CMD in NS, with /proc/sys read-only for it alone
@@ -47,7 +41,7 @@ ro h sh -c 'echo 1 >/proc/sys/net/ipv4/conf/ib0/arp_ignore' 2>/dev/null &&
 	skip "cannot make /proc/sys read-only here"
 
 expect_rc "apply with /proc/sys read-only (by hand)" 0 \
-	ro h "$IB_HOOK" --config "$T_DIR/c.conf" --iface ib0
+	ro h "$IB_HOOK" --config "$T_DIR/h.conf" --iface ib0
 check "  warns that arp_ignore cannot be set" \
 	grep -q "ib0: cannot set arp_ignore to 2: Read-only file system" "$T_DIR/err"
 check "  warns that arp_announce cannot be set" \
@@ -62,23 +56,23 @@ expect_eq "sysctls unchanged" "$sysctls_before" "$(sysctls h ib0)"
 routing=$(state h)
 
 expect_rc "apply again as networkd-dispatcher, /proc/sys still read-only" 0 \
-	ro_hook h "$T_DIR/c.conf" IFACE=ib0 STATE=routable
+	ro_hook h "$T_DIR/h.conf" IFACE=ib0 STATE=routable
 expect_eq "  only the two warnings again" \
 	"ib0: cannot set arp_ignore to 2: Read-only file system
 ib0: cannot set arp_announce to 2: Read-only file system" "$(sed -E 's/^(ib-hook: )?(warning: )?//' "$T_DIR/err")"
 expect_eq "  routing unchanged" "$routing" "$(state h)"
 expect_rc "--status with /proc/sys read-only: drift (sysctls not set)" 1 \
-	ro h "$IB_HOOK" --config "$T_DIR/c.conf" --status --iface ib0
+	ro h "$IB_HOOK" --config "$T_DIR/h.conf" --status --iface ib0
 check "  names the pending sysctl" grep -q "pending: sysctl -w net.ipv4.conf.ib0.arp_ignore=2" "$T_DIR/out"
 check "  rule and table route are ok" \
 	grep -q "address 172.16.34.1/16: rule ok, table route 172.16.0.0/16 ok" "$T_DIR/out"
 
-expect_rc "apply with /proc/sys writable again" 0 hook h "$T_DIR/c.conf" IFACE=ib0 STATE=routable
+expect_rc "apply with /proc/sys writable again" 0 hook h "$T_DIR/h.conf" IFACE=ib0 STATE=routable
 expect_eq "  sets the sysctls, and only them" "ib0: set arp_ignore=2
 ib0: set arp_announce=2" "$(cat "$T_DIR/err")"
-expect_rc "--status" 0 ibh h --config "$T_DIR/c.conf" --status --iface ib0
+expect_rc "--status" 0 ibh h --config "$T_DIR/h.conf" --status --iface ib0
 expect_rc "remove with /proc/sys read-only" 0 \
-	ro h "$IB_HOOK" --config "$T_DIR/c.conf" --remove --iface ib0
+	ro h "$IB_HOOK" --config "$T_DIR/h.conf" --remove --iface ib0
 expect_eq "no rule of ib-hook left" 0 "$(rules_from h 172.16.34.1)"
 expect_eq "table $t0 empty" "" "$(ip -n "$hn" route show table "$t0")"
 done_testing

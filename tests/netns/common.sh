@@ -4,29 +4,11 @@
 . "$(dirname "$0")/../lib.sh"
 
 memserver34() {
-	ns_new "${1:-mem}"
-	veth "${1:-mem}" ib0 pib0
-	veth "${1:-mem}" ib1 pib1
-	addr "${1:-mem}" ib0 172.16.34.1/16
-	addr "${1:-mem}" ib1 172.16.34.2/16
+	port_host "${1:-mem}" ib0 172.16.34.1/16 ib1 172.16.34.2/16
 }
 
 cpuserver16() {
-	ns_new "${1:-cpu}"
-	veth "${1:-cpu}" ibs5f0 pibs5f0
-	veth "${1:-cpu}" ibs5f1 pibs5f1
-	addr "${1:-cpu}" ibs5f0 172.16.16.1/16
-	addr "${1:-cpu}" ibs5f1 172.16.16.2/16
-}
-
-# ifindex NS IF
-ifindex() {
-	ip -n "$(ns "$1")" -o link show "$2" | cut -d: -f1
-}
-
-# table_of NS IF: T(IF) with the default TableBase
-table_of() {
-	echo $((1000 + $(ifindex "$1" "$2")))
+	port_host "${1:-cpu}" ibs5f0 172.16.16.1/16 ibs5f1 172.16.16.2/16
 }
 
 # table NS T: the routes of table T, without iproute2's trailing blanks
