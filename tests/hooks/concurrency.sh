@@ -9,22 +9,10 @@ t_require flock
 LOCK=${IB_HOOK_LOCK:-/run/ib-hook.lock}
 RUNS=50
 
-conf c <<'EOF'
-[Match]
-Name=ib0 ib1
-
-[Tables]
-ib0=941
-ib1=942
-EOF
-
-ns_new h
-veth h ib0 pib0
-veth h ib1 pib1
-addr h ib0 172.16.34.1/16
-addr h ib1 172.16.34.2/16
+port_host h ib0 172.16.34.1/16 ib1 172.16.34.2/16
 ip -n "$(ns h)" addr add fd00:34::1/64 dev ib0 nodad
 ip -n "$(ns h)" addr add fd00:34::2/64 dev ib1 nodad
+printf '[Tables]\nib0=941\nib1=942\n' >>"$T_DIR/h.conf"
 
 rules() {
 	ip -n "$(ns h)" rule show
@@ -38,7 +26,7 @@ burst() {
 	for i in $(seq 1 $RUNS); do
 		(
 			"$2" "$i"
-			hook h "$T_DIR/c.conf" "${ENV[@]}" >"$T_DIR/$1/$i.out" 2>&1
+			hook h "$T_DIR/h.conf" "${ENV[@]}" >"$T_DIR/$1/$i.out" 2>&1
 			echo $? >"$T_DIR/$1/$i.rc"
 		) &
 	done
@@ -101,11 +89,11 @@ hold() {
 }
 start=$(date +%s)
 expect_rc "a run that cannot get the lock gives up" 1 \
-	hold 5 "$IB_HOOK" --config "$T_DIR/c.conf" --wait 1 --iface ib1
+	hold 5 "$IB_HOOK" --config "$T_DIR/h.conf" --wait 1 --iface ib1
 check "it says why" grep -q 'ib-hook\.lock' "$T_DIR/err"
 check "it waited about --wait seconds" test $(($(date +%s) - start)) -le 4
 expect_rc "a run waits for the lock instead of dropping the event" 0 \
-	hold 1 "$IB_HOOK" --config "$T_DIR/c.conf" --wait 10 --iface ib1
+	hold 1 "$IB_HOOK" --config "$T_DIR/h.conf" --wait 10 --iface ib1
 expect_eq "the waiting run did its work" 2 "$(rules | grep -c 'lookup 942$')"
 
 done_testing

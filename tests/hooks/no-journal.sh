@@ -8,21 +8,9 @@
 . "$(dirname "$0")/../lib.sh"
 t_require
 
-conf c <<'EOF'
-[Match]
-Name=ib0 ib1
-
-[Tables]
-ib0=941
-ib1=942
-EOF
-
-ns_new h
-veth h ib0 pib0
-veth h ib1 pib1
-addr h ib0 172.16.34.1/16
-addr h ib1 172.16.34.2/16
+port_host h ib0 172.16.34.1/16 ib1 172.16.34.2/16
 ip -n "$(ns h)" addr add fd00:34::1/64 dev ib0 nodad
+printf '[Tables]\nib0=941\nib1=942\n' >>"$T_DIR/h.conf"
 
 SOCK=/run/systemd/journal/socket
 PYTHON=$(command -v python3 || true)
@@ -38,7 +26,7 @@ run() {
 		mode=$1 t=$2 etc=$3 bin=$4 sock=$5 python=$6 socat=$7 ifc=$8 state=$9
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
 		mount -t tmpfs -o mode=0755 tmpfs "$etc" &&
-		cp "$t/c.conf" "$etc/ib-hook.conf" || exit 90
+		cp "$t/h.conf" "$etc/ib-hook.conf" || exit 90
 		mkdir -p "${sock%/*}"
 		case $mode in
 		stale)
