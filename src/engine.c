@@ -1,21 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * observe -> plan -> apply for one interface at a time, and the reports of
- * --dry-run and --status. This is the level that logs: netlink.c and plan.c
- * only return codes.
+ * observe -> plan -> apply for one interface at a time, then for what earlier
+ * runs and configurations left behind, and the reports of --dry-run and
+ * --status. This is the level that logs: netlink.c, plan.c and record.c only
+ * return codes.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/rtnetlink.h>
-#include <net/if.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "build-config.h"
 #include "config.h"
 #include "engine.h"
 #include "log.h"
 #include "netlink.h"
 #include "plan.h"
+#include "record.h"
 #include "select.h"
 #include "sysctl.h"
 
@@ -27,12 +29,19 @@ struct ibh_engine {
 	size_t n_rules;
 	bool rule_protocol;
 	bool rules_valid;
-	/* links and addresses of the namespace, read once by --all */
-	struct ibh_link *links;
-	size_t n_links;
+	/* every address of the namespace (the same address on two links) */
 	struct ibh_addr_entry *addrs;
 	size_t n_addrs;
-	bool all_valid;
+	bool addrs_valid;
+	/* links of the namespace, read once by --all */
+	struct ibh_link *links;
+	size_t n_links;
+	bool links_valid;
+	/* what ib-hook installed in this namespace */
+	char record_path[256];
+	struct ibh_record record;
+	bool record_loaded;
+	bool leftovers_done;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -48,18 +57,32 @@ static const char *errno_hint(int r)
 int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 {
 	struct ibh_engine *e = calloc(1, sizeof(*e));
+	char id[64];
 	int r;
 
 	if (!e)
 		return -ENOMEM;
 	e->config = c;
 	r = netlink_open(&e->nl);
+	if (r >= 0)
+		r = netlink_netns_id(e->nl, id, sizeof(id));
 	if (r < 0) {
-		free(e);
+		engine_free(e);
 		return r;
 	}
+	snprintf(e->record_path, sizeof(e->record_path), "%s/ib-hook/%s", RUNSTATEDIR, id);
 	*ret = e;
 	return 0;
+}
+
+void engine_invalidate(struct ibh_engine *e)
+{
+	e->rules_valid = false;
+	e->addrs_valid = false;
+	e->links_valid = false;
+	e->record_loaded = false;
+	e->leftovers_done = false;
+	record_clear(&e->record);
 }
 
 void engine_free(struct ibh_engine *e)
@@ -70,30 +93,37 @@ void engine_free(struct ibh_engine *e)
 	free(e->rules);
 	free(e->links);
 	free(e->addrs);
+	record_clear(&e->record);
 	free(e);
 }
 
-/* the link whose table t is exists: its rules are not orphans */
-static bool table_is_live(const struct ibh_engine *e, uint32_t t)
+static int load_record(struct ibh_engine *e)
 {
-	const struct ibh_config *c = e->config;
-	char name[IF_NAMESIZE];
+	int r;
 
-	for (size_t i = 0; i < c->n_tables; i++)
-		if (c->tables[i].table == t)
-			return if_nametoindex(c->tables[i].ifname) > 0;
-	if (t <= c->table_base || t - c->table_base > INT32_MAX)
-		return false;
-	if (e->all_valid) {
-		for (size_t i = 0; i < e->n_links; i++)
-			if (e->links[i].ifindex == (int)(t - c->table_base))
-				return config_table_of(c, e->links[i].name) == 0;
-		return false;
+	if (e->record_loaded)
+		return 0;
+	record_clear(&e->record);
+	r = record_load(e->record_path, &e->record);
+	if (r == -EINVAL) {
+		/* never guess from a damaged record: treat it as absent, which adopts nothing foreign */
+		log_warning("'%s' is damaged; reading it as absent", e->record_path);
+		record_clear(&e->record);
+		r = 0;
 	}
-	if (!if_indextoname(t - c->table_base, name))
-		return false;
-	/* a [Tables] entry takes the link out of the computed range */
-	return config_table_of(c, name) == 0;
+	if (r < 0)
+		return r;
+	e->record_loaded = true;
+	return 0;
+}
+
+static int save_record(struct ibh_engine *e)
+{
+	int r = record_save(e->record_path, &e->record);
+
+	if (r >= 0)
+		e->record.present = true;
+	return r;
 }
 
 static int load_rules(struct ibh_engine *e)
@@ -111,52 +141,229 @@ static int load_rules(struct ibh_engine *e)
 	return 0;
 }
 
-static int observe(struct ibh_engine *e, const struct ibh_link *link, bool status,
-		   struct ibh_observed *o)
+static int load_addrs(struct ibh_engine *e)
+{
+	int r;
+
+	if (e->addrs_valid)
+		return 0;
+	free(e->addrs);
+	e->addrs = NULL;
+	r = netlink_dump_addrs(e->nl, 0, &e->addrs, &e->n_addrs);
+	if (r < 0)
+		return r;
+	e->addrs_valid = true;
+	return 0;
+}
+
+static int link_by_index(struct ibh_engine *e, int ifindex, struct ibh_link *ret)
+{
+	if (e->links_valid) {
+		for (size_t i = 0; i < e->n_links; i++)
+			if (e->links[i].ifindex == ifindex) {
+				*ret = e->links[i];
+				return 0;
+			}
+		return -ENODEV;
+	}
+	return netlink_get_link_by_index(e->nl, ifindex, ret);
+}
+
+static int link_by_name(struct ibh_engine *e, const char *name, struct ibh_link *ret)
+{
+	if (e->links_valid) {
+		for (size_t i = 0; i < e->n_links; i++)
+			if (strcmp(e->links[i].name, name) == 0) {
+				*ret = e->links[i];
+				return 0;
+			}
+		return -ENODEV;
+	}
+	return netlink_get_link(e->nl, name, ret);
+}
+
+/*
+ * A record entry is a leftover when no current interface and configuration
+ * wants it: its link is gone, renamed or no longer matched, its table or
+ * priority changed, IPv6 was switched off, MainRoute= went back to keep.
+ */
+static void mark_leftovers(struct ibh_engine *e)
 {
 	const struct ibh_config *c = e->config;
-	struct ibh_addr_entry *addrs = NULL;
-	size_t n_addrs = 0;
+
+	for (size_t i = 0; i < e->record.n; i++) {
+		struct ibh_rec *rec = &e->record.recs[i];
+		struct ibh_link l;
+		uint8_t family = rec->kind == IBH_REC_RULE ? rec->rule.src.family
+							   : rec->route.dst.family;
+
+		rec->leftover = true;
+		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0 ||
+		    !link_is_managed(c, &l))
+			continue;
+		if (family == AF_INET6 && !c->ipv6)
+			continue;
+		switch (rec->kind) {
+		case IBH_REC_RULE:
+			rec->leftover = rec->rule.table != config_table(c, l.name, l.ifindex) ||
+					rec->rule.priority != c->priority;
+			break;
+		case IBH_REC_ROUTE:
+			rec->leftover = rec->route.table != config_table(c, l.name, l.ifindex);
+			break;
+		case IBH_REC_MAIN:
+			rec->leftover = c->main_route != IBH_MAIN_DELETE;
+			break;
+		}
+	}
+}
+
+/* another managed link that exists and has table t: [Tables] made them collide */
+static void find_table_sharer(struct ibh_engine *e, const struct ibh_link *link, uint32_t t,
+			      char *ret, size_t size)
+{
+	const struct ibh_config *c = e->config;
+	struct ibh_link other;
+
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (c->tables[i].table == t && strcmp(c->tables[i].ifname, link->name) != 0 &&
+		    link_by_name(e, c->tables[i].ifname, &other) == 0 &&
+		    link_is_managed(c, &other)) {
+			snprintf(ret, size, "%s", other.name);
+			return;
+		}
+	if (t > c->table_base && t - c->table_base <= INT32_MAX &&
+	    (int)(t - c->table_base) != link->ifindex &&
+	    link_by_index(e, (int)(t - c->table_base), &other) == 0 && link_is_managed(c, &other) &&
+	    config_table_of(c, other.name) == 0)
+		snprintf(ret, size, "%s", other.name);
+}
+
+/* an address inside prefix that is none of the link's own: what the kernel routes by it */
+static void probe_address(const struct ibh_observed *o, const struct ibh_ip *prefix,
+			  struct ibh_ip *ret)
+{
+	unsigned int bits = prefix->family == AF_INET ? 32 : 128;
+
+	*ret = *prefix;
+	ret->len = (uint8_t)bits;
+	for (unsigned int k = 1; k <= 2 && prefix->len + 2u <= bits; k++) {
+		bool local = false;
+
+		ret->a[bits / 8 - 1] = (uint8_t)((prefix->a[bits / 8 - 1]) | k);
+		for (size_t i = 0; i < o->n_addrs; i++)
+			local |= ip_same_address(&o->addrs[i].ip, ret);
+		if (!local)
+			return;
+	}
+}
+
+static int push_main_route(struct ibh_observed *o, const struct ibh_route *rt)
+{
+	struct ibh_route *m = realloc(o->main_routes, (o->n_main_routes + 1) * sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	o->main_routes = m;
+	m[o->n_main_routes++] = *rt;
+	return 0;
+}
+
+/* main's route for prefix through oif, if it is there: one lookup, not a dump of main */
+static int observe_main_route(struct ibh_engine *e, struct ibh_observed *o,
+			      const struct ibh_ip *prefix, int oif)
+{
+	struct ibh_route rt;
+	struct ibh_ip probe;
+	int r;
+
+	probe_address(o, prefix, &probe);
+	r = netlink_fib_match(e->nl, &probe, oif, &rt);
+	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
+		return 0;
+	if (r < 0)
+		return r;
+	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
+		return 0;
+	return push_main_route(o, &rt);
+}
+
+static int copy_rules(struct ibh_engine *e, struct ibh_observed *o)
+{
+	int r = load_rules(e);
+
+	if (r < 0)
+		return r;
+	o->rules = malloc((e->n_rules ? e->n_rules : 1) * sizeof(*o->rules));
+	if (!o->rules)
+		return -ENOMEM;
+	memcpy(o->rules, e->rules, e->n_rules * sizeof(*o->rules));
+	o->n_rules = e->n_rules;
+	o->rule_protocol = e->rule_protocol;
+	return 0;
+}
+
+static int observe_addrs(struct ibh_engine *e, const struct ibh_link *link, struct ibh_observed *o)
+{
+	const struct ibh_config *c = e->config;
+	int r = load_addrs(e);
+
+	if (r < 0)
+		return r;
+	o->addrs = calloc(e->n_addrs ? e->n_addrs : 1, sizeof(*o->addrs));
+	o->taken = calloc(e->n_addrs ? e->n_addrs : 1, sizeof(*o->taken));
+	if (!o->addrs || !o->taken)
+		return -ENOMEM;
+	for (size_t i = 0; i < e->n_addrs; i++) {
+		const struct ibh_addr_entry *a = &e->addrs[i];
+
+		if (a->ifindex != link->ifindex)
+			continue;
+		o->addrs[o->n_addrs++] = a->addr;
+		if (!plan_address_managed(c, &a->addr.ip))
+			continue;
+		/* the same address on two managed links: the lower index serves it, stably */
+		for (size_t j = 0; j < e->n_addrs; j++) {
+			struct ibh_link other;
+
+			if (e->addrs[j].ifindex >= link->ifindex ||
+			    !ip_same_address(&e->addrs[j].addr.ip, &a->addr.ip) ||
+			    link_by_index(e, e->addrs[j].ifindex, &other) < 0 ||
+			    !link_is_managed(c, &other))
+				continue;
+			o->taken[o->n_taken++] = a->addr.ip;
+			log_warning("%s: address %s is also on '%s', whose table serves it",
+				    link->name,
+				    ip_to_string(&a->addr.ip, (char[64]){}, 64, false), other.name);
+			break;
+		}
+	}
+	return 0;
+}
+
+static int observe(struct ibh_engine *e, const struct ibh_link *link, enum ibh_action action,
+		   bool status, struct ibh_observed *o)
+{
+	const struct ibh_config *c = e->config;
 	int r;
 
 	memset(o, 0, sizeof(*o));
 	o->link = *link;
 	o->table = config_table(c, link->name, link->ifindex);
-
-	if (e->all_valid) {
-		addrs = e->addrs;
-		n_addrs = e->n_addrs;
-	} else {
-		r = netlink_dump_addrs(e->nl, link->ifindex, &addrs, &n_addrs);
-		if (r < 0)
-			return r;
-	}
-	o->addrs = calloc(n_addrs ? n_addrs : 1, sizeof(*o->addrs));
-	if (!o->addrs) {
-		r = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t i = 0; i < n_addrs; i++)
-		if (addrs[i].ifindex == link->ifindex)
-			o->addrs[o->n_addrs++] = addrs[i].ip;
-
-	r = load_rules(e);
+	if (o->table)
+		find_table_sharer(e, link, o->table, o->table_shared_with,
+				  sizeof(o->table_shared_with));
+	r = load_record(e);
 	if (r < 0)
 		goto cleanup;
-	o->rules = malloc((e->n_rules ? e->n_rules : 1) * sizeof(*o->rules));
-	if (!o->rules) {
-		r = -ENOMEM;
+	mark_leftovers(e);
+	o->record = &e->record;
+	r = observe_addrs(e, link, o);
+	if (r < 0)
 		goto cleanup;
-	}
-	memcpy(o->rules, e->rules, e->n_rules * sizeof(*o->rules));
-	o->n_rules = e->n_rules;
-	o->rule_protocol = e->rule_protocol;
-	/* only ib-hook's rules for other tables can be orphans: ask about those alone */
-	for (size_t i = 0; i < o->n_rules; i++)
-		o->rules[i].live = o->rules[i].table == o->table ||
-				   !plan_rule_is_ours(c, o, &o->rules[i]) ||
-				   table_is_live(e, o->rules[i].table);
-
+	r = copy_rules(e, o);
+	if (r < 0)
+		goto cleanup;
 	if (o->table) {
 		r = netlink_dump_table(e->nl, o->table, 0, &o->routes, &o->n_routes);
 		if (r < 0)
@@ -166,19 +373,20 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 		struct ibh_route *rt = &o->routes[i];
 		struct ibh_link other;
 
-		if (rt->oif == link->ifindex || rt->oif <= 0 ||
-		    !if_indextoname((unsigned int)rt->oif, rt->oif_name))
-			continue;
-		/* a route left in T by a managed link that has another table now is ours */
-		if (netlink_get_link(e->nl, rt->oif_name, &other) == 0 &&
-		    link_is_managed(c, &other))
-			rt->oif_managed = config_table(c, other.name, other.ifindex) != o->table;
+		if (rt->oif > 0 && link_by_index(e, rt->oif, &other) == 0)
+			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
 	}
-	if (status) {
-		r = netlink_dump_table(e->nl, RT_TABLE_MAIN, link->ifindex, &o->main_routes,
-				       &o->n_main_routes);
-		if (r < 0)
-			goto cleanup;
+	if (status || c->main_route == IBH_MAIN_DELETE || action == IBH_ACTION_REMOVE) {
+		for (size_t i = 0; i < o->n_addrs; i++) {
+			struct ibh_ip prefix;
+
+			if (!plan_address_managed(c, &o->addrs[i].ip))
+				continue;
+			plan_addr_prefix(&o->addrs[i], &prefix);
+			r = observe_main_route(e, o, &prefix, link->ifindex);
+			if (r < 0)
+				goto cleanup;
+		}
 		o->main_known = true;
 	}
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
@@ -195,110 +403,193 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, bool statu
 	}
 	r = 0;
 cleanup:
-	if (addrs != e->addrs)
-		free(addrs);
 	if (r < 0)
 		observed_clear(o);
 	return r;
 }
 
-static int execute(struct ibh_engine *e, const struct ibh_link *link, const struct ibh_op *op)
+/* the kernel answered EEXIST to ib-hook's add: is the rule there now, or what is in the way */
+static int rule_add_exists(struct ibh_engine *e, const struct ibh_rule *want, char *why, size_t size)
 {
+	struct ibh_observed now = {};
+	const struct ibh_rule *hit;
+	int r;
+
+	e->rules_valid = false;
+	r = copy_rules(e, &now);
+	if (r < 0)
+		goto cleanup;
+	for (size_t i = 0; i < now.n_rules; i++)
+		if (plan_rule_equal(&now.rules[i], want)) {
+			r = 0;
+			goto cleanup;
+		}
+	hit = plan_rule_add_hits(&now, want);
+	snprintf(why, size, "rule '%s', which ib-hook did not install, is in the way",
+		 hit ? hit->desc : "?");
+	r = -EEXIST;
+cleanup:
+	observed_clear(&now);
+	return r;
+}
+
+static int execute(struct ibh_engine *e, const struct ibh_op *op, char *why, size_t size)
+{
+	int r;
+
 	switch (op->kind) {
-	case IBH_OP_ROUTE_REPLACE:
-		return netlink_route_replace(e->nl, &op->route);
+	case IBH_OP_ROUTE_ADD:
+	case IBH_OP_MAIN_RESTORE:
+		r = netlink_route_add(e->nl, &op->route);
+		/* APPEND meets EEXIST only for an identical route: it is there */
+		return r == -EEXIST ? 0 : r;
 	case IBH_OP_ROUTE_DEL:
 	case IBH_OP_MAIN_DEL:
 		return netlink_route_del(e->nl, &op->route);
 	case IBH_OP_RULE_ADD:
 		e->rules_valid = false;
-		return netlink_rule_add(e->nl, &op->rule);
+		r = netlink_rule_add(e->nl, &op->rule);
+		return r == -EEXIST ? rule_add_exists(e, &op->rule, why, size) : r;
 	case IBH_OP_RULE_DEL:
 		e->rules_valid = false;
 		return netlink_rule_del(e->nl, &op->rule);
-	case IBH_OP_SYSCTL: {
-		int r = sysctl_write(link->name, op->sysctl.key, op->sysctl.value);
-
+	case IBH_OP_SYSCTL:
+		r = sysctl_write(op->ifname, op->sysctl.key, op->sysctl.value);
 		return r < 0 ? r : 1;
-	}
 	case IBH_OP_NEIGH_FLUSH:
-		return netlink_neigh_flush(e->nl, link->ifindex);
+		return netlink_neigh_flush(e->nl, op->ifindex);
+	case IBH_OP_ADOPT:
+	case IBH_OP_FORGET:
+		return 1;
 	}
 	return -EINVAL;
 }
 
-/*
- * The link went away under us (deleted, or re-created with a new index): its
- * routes went with it, but rules name addresses, not links. Take back the
- * rules that point at its table so that nothing stale stays behind.
- */
-static enum ibh_result vanished(struct ibh_engine *e, const struct ibh_link *link, uint32_t table)
-{
-	struct ibh_observed o = {};
-	int r;
-
-	e->rules_valid = false;
-	r = load_rules(e);
-	o.rule_protocol = e->rule_protocol;
-	for (size_t i = 0; r >= 0 && i < e->n_rules; i++)
-		if (e->rules[i].table == table && plan_rule_is_ours(e->config, &o, &e->rules[i]))
-			r = netlink_rule_del(e->nl, &e->rules[i]);
-	e->rules_valid = false;
-	if (r < 0) {
-		log_error_errno(r,
-				"%s: interface disappeared while ib-hook ran; its rules for table "
-				"%u stay: %m",
-				link->name, table);
-		return IBH_FAILED;
-	}
-	log_notice("%s: interface disappeared while ib-hook ran; its rules were taken back",
-		   link->name);
-	return IBH_OK;
-}
-
-static bool link_still_there(struct ibh_engine *e, const struct ibh_link *link)
+/* the link an op acts for was deleted or replaced while ib-hook ran */
+static bool link_gone(struct ibh_engine *e, const struct ibh_op *op)
 {
 	struct ibh_link now;
 
-	return netlink_get_link(e->nl, link->name, &now) == 0 && now.ifindex == link->ifindex;
+	if (op->ifindex <= 0)
+		return false;
+	return netlink_get_link_by_index(e->nl, op->ifindex, &now) == -ENODEV ||
+	       strcmp(now.name, op->ifname) != 0;
 }
 
-static enum ibh_result change(struct ibh_engine *e, const struct ibh_link *link,
-			      const struct ibh_observed *o, const struct ibh_plan *p)
+static bool op_adds(const struct ibh_op *op)
 {
-	bool changed = false;
-	char line[256];
+	return op->kind == IBH_OP_ROUTE_ADD || op->kind == IBH_OP_RULE_ADD ||
+	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT;
+}
 
+static bool op_takes_back(const struct ibh_op *op)
+{
+	return op->kind == IBH_OP_ROUTE_DEL || op->kind == IBH_OP_RULE_DEL ||
+	       op->kind == IBH_OP_MAIN_RESTORE || op->kind == IBH_OP_FORGET;
+}
+
+/*
+ * Execute a plan. The record learns of every add before it is sent, so that
+ * a crash cannot leave an object ib-hook installed but does not know; it
+ * forgets a deleted object after the kernel confirmed. Signals wait until the
+ * plan is done (SIGPIPE is ignored): an interrupted run never leaves half of
+ * it applied, and SIGKILL leaves what the next run repairs.
+ */
+static enum ibh_result change(struct ibh_engine *e, const char *name, const struct ibh_plan *p,
+			      bool quiet_gone)
+{
+	enum ibh_result res = IBH_OK;
+	bool changed = false, recorded = false;
+	sigset_t all, old;
+	char line[256], why[320];
+	int r;
+
+	/* forgotten first: an object gone from the kernel may be in the plan again, to add */
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].kind == IBH_OP_FORGET) {
+			record_forget(&e->record, &p->ops[i].rec);
+			recorded = true;
+		}
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (op_adds(&p->ops[i])) {
+			r = record_add(&e->record, &p->ops[i].rec);
+			if (r < 0)
+				return log_error_errno(r, "%s: cannot record: %m", name), IBH_FAILED;
+			recorded = true;
+		}
+	if (recorded) {
+		r = save_record(e);
+		if (r < 0) {
+			log_error_errno(r, "%s: cannot write '%s': %m%s", name, e->record_path,
+					errno_hint(r));
+			e->record_loaded = false;
+			return IBH_FAILED;
+		}
+	}
+
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	for (size_t i = 0; i < p->n_ops; i++) {
 		const struct ibh_op *op = &p->ops[i];
-		int r;
 
 		if (op->kind == IBH_OP_NEIGH_FLUSH && !changed)
 			continue;
-		r = execute(e, link, op);
-		if (r == -ENODEV || r == -ENXIO || (r < 0 && !link_still_there(e, link)))
-			return vanished(e, link, o->table);
-		if (r == 0)
-			continue;
-		plan_describe_op(line, sizeof(line), link->name, op);
+		why[0] = '\0';
+		r = execute(e, op, why, sizeof(why));
+		plan_describe_op(line, sizeof(line), name, op);
+		if (r < 0 && (r == -ENODEV || r == -ENXIO || link_gone(e, op))) {
+			if (op_adds(op))
+				record_forget(&e->record, &op->rec);
+			log_notice("%s: interface disappeared while ib-hook ran; the next run takes "
+				   "back what it installed for it",
+				   op->ifname);
+			break;
+		}
 		if (r < 0 && op->kind == IBH_OP_SYSCTL) {
 			/* routing is what matters; a read-only /proc/sys (containers) must not undo it */
-			log_warning_errno(r, "%s: cannot set %s to %d: %m", link->name,
+			log_warning_errno(r, "%s: cannot set %s to %d: %m", op->ifname,
 					  sysctl_name(op->sysctl.key), op->sysctl.value);
 			continue;
 		}
-		if (r < 0) {
-			log_error_errno(r, "%s: failed: %s: %m%s", link->name, line, errno_hint(r));
-			return IBH_FAILED;
+		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
+		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
+		     r == -ENETUNREACH)) {
+			/* the link is down or lost the address: the kernel makes the route itself */
+			record_forget(&e->record, &op->rec);
+			continue;
 		}
-		if (op->kind != IBH_OP_NEIGH_FLUSH)
+		if (r < 0) {
+			if (op_adds(op))
+				record_forget(&e->record, &op->rec);
+			if (why[0])
+				log_error("%s: failed: %s: %s", op->ifname, line, why);
+			else
+				log_error_errno(r, "%s: failed: %s: %m%s", op->ifname, line,
+						errno_hint(r));
+			res = IBH_FAILED;
+			break;
+		}
+		if (op_takes_back(op) && op->kind != IBH_OP_FORGET)
+			record_forget(&e->record, &op->rec);
+		if (r == 0)
+			continue;
+		if (op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
+		    op->kind != IBH_OP_FORGET)
 			changed = true;
-		log_full(op->kind == IBH_OP_NEIGH_FLUSH ? LOG_DEBUG : LOG_INFO, 0, "%s: %s",
-			 link->name, line);
+		log_full(op->kind == IBH_OP_NEIGH_FLUSH || op->kind == IBH_OP_ADOPT ||
+					 op->kind == IBH_OP_FORGET
+				 ? LOG_DEBUG
+				 : LOG_INFO,
+			 0, "%s: %s", op->ifname, line);
 	}
-	if (changed && !link_still_there(e, link))
-		return vanished(e, link, o->table);
-	return IBH_OK;
+	r = save_record(e);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot write '%s': %m", name, e->record_path);
+		e->record_loaded = false;
+		res = IBH_FAILED;
+	}
+	return res;
 }
 
 static const char *sysctl_value(char *buf, size_t size, int v)
@@ -319,41 +610,65 @@ static int sysctl_effective(const struct ibh_observed *o, int k)
 	return o->sysctl[k] > o->sysctl_all[k] ? o->sysctl[k] : o->sysctl_all[k];
 }
 
+static bool has_rule(const struct ibh_observed *o, const struct ibh_ip *src, uint32_t table,
+		     uint32_t prio)
+{
+	for (size_t j = 0; j < o->n_rules; j++) {
+		const struct ibh_rule *r = &o->rules[j];
+
+		if (r->exact && r->table == table && r->priority == prio &&
+		    ip_same_address(&r->src, src))
+			return true;
+	}
+	return false;
+}
+
+static bool has_table_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
+{
+	for (size_t j = 0; j < o->n_routes; j++) {
+		const struct ibh_route *r = &o->routes[j];
+
+		if (ip_equal(&r->dst, prefix) && r->oif == o->link.ifindex &&
+		    r->protocol == RTPROT_KERNEL && r->type == RTN_UNICAST && !r->gateway)
+			return true;
+	}
+	return false;
+}
+
 static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o,
 			      const struct ibh_plan *p, FILE *f)
 {
 	const struct ibh_config *c = e->config;
-	bool drift = p->refused != 0, ipv4 = false;
+	bool drift = false, ipv4 = false;
 	char a[64], b[64], v1[16], v2[16], v3[16];
+	size_t managed = 0;
 
 	fprintf(f, "%s: table %u, priority %u, main route %s\n", o->link.name, o->table,
 		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
-	if (o->n_addrs == 0)
+	for (size_t i = 0; i < o->n_addrs; i++)
+		managed += plan_address_managed(c, &o->addrs[i].ip);
+	if (managed == 0)
 		fprintf(f, "  no address\n");
 	for (size_t i = 0; i < o->n_addrs; i++) {
-		const struct ibh_ip *ad = &o->addrs[i];
+		const struct ibh_ip *ad = &o->addrs[i].ip;
 		struct ibh_ip prefix;
-		unsigned int rules = 0;
-		bool route, dup = false;
+		bool dup = false;
 
 		if (!plan_address_managed(c, ad))
 			continue;
 		ipv4 |= ad->family == AF_INET;
-		ip_prefix(&prefix, ad);
-		for (size_t j = 0; j < o->n_rules; j++)
-			rules += plan_rule_is_ours(c, o, &o->rules[j]) &&
-				 o->rules[j].table == o->table &&
-				 ip_same_address(&o->rules[j].src, ad);
-		route = plan_table_route_ok(c, o, i);
+		plan_addr_prefix(&o->addrs[i], &prefix);
 		for (size_t j = 0; j < o->n_main_routes; j++)
 			dup |= ip_equal(&o->main_routes[j].dst, &prefix);
 		fprintf(f, "  address %s: rule %s, table route %s %s, main route %s\n",
 			ip_to_string(ad, a, sizeof(a), true),
-			rules == 1   ? "ok"
-			: rules == 0 ? "missing"
-				     : "duplicated",
+			!plan_address_wanted(c, o, i) ? "served by another interface"
+			: has_rule(o, ad, o->table, c->priority) ? "ok"
+								 : "missing",
 			ip_to_string(&prefix, b, sizeof(b), true),
-			route ? "ok" : "missing or different", dup ? "present" : "absent");
+			has_table_route(o, &prefix) ? "ok" : "missing",
+			dup ? (c->main_route == IBH_MAIN_DELETE ? "present (to be deleted)" : "present")
+			    : (c->main_route == IBH_MAIN_DELETE ? "deleted" : "absent"));
 	}
 	if (ipv4) {
 		fprintf(f, "  sysctl (interface/all/effective):");
@@ -375,8 +690,14 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 			drift = true;
 		}
 	}
-	if (p->refused)
-		fprintf(f, "  refused: %s\n", p->why);
+	if (!o->link.up) {
+		fprintf(f, "  verdict: down (nothing is expected while the link is down)\n");
+		return IBH_OK;
+	}
+	if (p->refused) {
+		fprintf(f, "  verdict: refused: %s\n", p->why);
+		return IBH_FAILED;
+	}
 	for (size_t i = 0; i < p->n_ops; i++) {
 		if (!plan_op_is_drift(&p->ops[i]))
 			continue;
@@ -386,6 +707,12 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 	}
 	fprintf(f, "  verdict: %s\n", drift ? "drift" : "ok");
 	return drift ? IBH_FAILED : IBH_OK;
+}
+
+static void print_plan(FILE *f, const char *name, const struct ibh_plan *p)
+{
+	for (size_t i = 0; i < p->n_ops; i++)
+		plan_format_op(f, name, &p->ops[i]);
 }
 
 static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *link,
@@ -400,17 +727,20 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 	log_context(link->name, action_name(action),
 		    config_table(e->config, link->name, link->ifindex));
 	/* the kernel takes a down link's routes away and refuses new ones */
-	if (action == IBH_ACTION_APPLY && req->mode == IBH_MODE_CHANGE && !link->up) {
-		log_full(req->hook || e->all_valid ? LOG_DEBUG : LOG_NOTICE, 0,
+	if (action == IBH_ACTION_APPLY && req->mode != IBH_MODE_STATUS && !link->up) {
+		log_full(req->hook || e->links_valid ? LOG_DEBUG : LOG_NOTICE, 0,
 			 "%s: link is down, nothing to apply until it is up", link->name);
 		log_context(NULL, NULL, 0);
 		return IBH_OK;
 	}
-	r = observe(e, link, req->mode == IBH_MODE_STATUS, &o);
-	if (r == -ENODEV && req->hook)
+	r = observe(e, link, action, req->mode == IBH_MODE_STATUS, &o);
+	if (r == -ENODEV && req->hook) {
+		log_context(NULL, NULL, 0);
 		return IBH_OK;
+	}
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot read its state: %m%s", link->name, errno_hint(r));
+		log_context(NULL, NULL, 0);
 		return IBH_FAILED;
 	}
 	r = plan_build(e->config, &o, action, &p);
@@ -431,13 +761,10 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 	}
 	log_debug("%s: ifindex %d, table %u, %zu address(es), %zu operation(s)", link->name,
 		  link->ifindex, o.table, o.n_addrs, p.n_ops);
-	if (req->mode == IBH_MODE_DRY_RUN) {
-		if (p.n_ops == 0)
-			fprintf(req->out, "# %s: nothing to do\n", link->name);
-		for (size_t i = 0; i < p.n_ops; i++)
-			plan_format_op(req->out, link->name, &p.ops[i]);
-	} else
-		res = change(e, link, &o, &p);
+	if (req->mode == IBH_MODE_DRY_RUN)
+		print_plan(req->out, link->name, &p);
+	else if (p.n_ops)
+		res = change(e, link->name, &p, false);
 cleanup:
 	plan_clear(&p);
 	observed_clear(&o);
@@ -445,34 +772,126 @@ cleanup:
 	return res;
 }
 
+/* what earlier runs and configurations installed that nothing wants now */
+static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_request *req)
+{
+	struct ibh_observed o = {};
+	struct ibh_plan p = {};
+	enum ibh_result res = IBH_OK;
+	size_t n = 0;
+	int r;
+
+	if (e->leftovers_done)
+		return IBH_OK;
+	e->leftovers_done = true;
+	r = load_record(e);
+	if (r < 0) {
+		log_error_errno(r, "cannot read '%s': %m%s", e->record_path, errno_hint(r));
+		return IBH_FAILED;
+	}
+	mark_leftovers(e);
+	for (size_t i = 0; i < e->record.n; i++)
+		n += e->record.recs[i].leftover;
+	if (n == 0)
+		return IBH_OK;
+
+	o.record = &e->record;
+	r = copy_rules(e, &o);
+	for (size_t i = 0; r >= 0 && i < e->record.n; i++) {
+		const struct ibh_rec *rec = &e->record.recs[i];
+		bool seen = false;
+
+		if (!rec->leftover || rec->kind == IBH_REC_RULE)
+			continue;
+		if (rec->kind == IBH_REC_MAIN) {
+			r = observe_main_route(e, &o, &rec->route.dst, rec->route.oif);
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			seen |= e->record.recs[j].leftover && e->record.recs[j].kind == IBH_REC_ROUTE &&
+				e->record.recs[j].route.table == rec->route.table;
+		if (!seen) {
+			struct ibh_route *t = NULL, *all;
+			size_t n_t = 0;
+
+			r = netlink_dump_table(e->nl, rec->route.table, 0, &t, &n_t);
+			if (r < 0)
+				break;
+			all = realloc(o.routes, (o.n_routes + n_t + 1) * sizeof(*all));
+			if (!all) {
+				free(t);
+				r = -ENOMEM;
+				break;
+			}
+			memcpy(all + o.n_routes, t, n_t * sizeof(*t));
+			o.routes = all;
+			o.n_routes += n_t;
+			free(t);
+		}
+	}
+	o.main_known = true;
+	if (r >= 0)
+		r = plan_leftovers(&o, &p);
+	if (r < 0) {
+		log_error_errno(r, "cannot take back what earlier runs installed: %m%s",
+				errno_hint(r));
+		res = IBH_FAILED;
+		goto cleanup;
+	}
+	if (p.refused) {
+		if (req->mode == IBH_MODE_STATUS)
+			fprintf(req->out, "leftovers: refused: %s\n", p.why);
+		else
+			log_error_errno(p.refused, "refusing to take back a leftover: %s", p.why);
+		res = IBH_FAILED;
+		goto cleanup;
+	}
+	if (req->mode == IBH_MODE_STATUS) {
+		for (size_t i = 0; i < p.n_ops; i++) {
+			if (!plan_op_is_drift(&p.ops[i]))
+				continue;
+			fprintf(req->out, "leftover of an earlier configuration (%s): ", p.ops[i].ifname);
+			plan_format_op(req->out, p.ops[i].ifname, &p.ops[i]);
+			res = IBH_FAILED;
+		}
+	} else if (req->mode == IBH_MODE_DRY_RUN)
+		print_plan(req->out, "", &p);
+	else
+		res = change(e, "leftovers", &p, true);
+cleanup:
+	plan_clear(&p);
+	observed_clear(&o);
+	return res;
+}
+
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req)
 {
+	enum ibh_result res = IBH_OK, left;
 	struct ibh_link link;
 	int r;
 
-	r = netlink_get_link(e->nl, ifname, &link);
+	r = link_by_name(e, ifname, &link);
 	if (r == -ENODEV) {
-		if (req->hook) {
+		if (req->hook)
 			log_debug("%s: no such interface, nothing to do", ifname);
-			return IBH_OK;
+		else {
+			log_error("interface '%s' not found", ifname);
+			return IBH_USAGE;
 		}
-		log_error("interface '%s' not found", ifname);
-		return IBH_USAGE;
-	}
-	if (r < 0) {
+	} else if (r < 0) {
 		log_error_errno(r, "%s: cannot read the link: %m%s", ifname, errno_hint(r));
 		return IBH_FAILED;
-	}
-	if (!link_is_managed(e->config, &link)) {
+	} else if (!link_is_managed(e->config, &link)) {
 		if (req->hook)
 			log_debug("%s: not managed by ib-hook, nothing to do", ifname);
 		else
 			log_notice("%s: not managed by ib-hook (not InfiniBand/RDMA, or not in "
 				   "[Match] Name=), nothing to do",
 				   ifname);
-		return IBH_OK;
-	}
-	return run_link(e, &link, req);
+	} else
+		res = run_link(e, &link, req);
+	left = run_leftovers(e, req);
+	return left > res ? left : res;
 }
 
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
@@ -481,15 +900,16 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	size_t managed = 0;
 	int r;
 
+	free(e->links);
+	e->links = NULL;
 	r = netlink_dump_links(e->nl, &e->links, &e->n_links);
-	if (r >= 0)
-		r = netlink_dump_addrs(e->nl, 0, &e->addrs, &e->n_addrs);
 	if (r < 0) {
 		log_error_errno(r, "cannot list interfaces: %m%s", errno_hint(r));
 		return IBH_FAILED;
 	}
-	e->all_valid = true;
+	e->links_valid = true;
 	e->rules_valid = false;
+	e->addrs_valid = false;
 	for (size_t i = 0; i < e->n_links; i++) {
 		if (!link_is_managed(e->config, &e->links[i]))
 			continue;
@@ -500,5 +920,6 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	}
 	if (managed == 0 && req->mode == IBH_MODE_STATUS)
 		fprintf(req->out, "no managed interface\n");
-	return res;
+	one = run_leftovers(e, req);
+	return one > res ? one : res;
 }

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,8 @@ int main(int argc, char *argv[])
 		return usage_error("--status and --remove exclude each other", NULL);
 
 	log_setup(IBH_LOG_AUTO, verbose ? LOG_DEBUG : LOG_INFO);
+	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
+	signal(SIGPIPE, SIG_IGN);
 
 	if (!all && n_ifaces == 0 && req.mode != IBH_MODE_STATUS) {
 		struct ibh_hook_env env = {

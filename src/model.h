@@ -24,30 +24,72 @@ struct ibh_link {
 	bool up;
 };
 
+/* an address of a link: local, and the prefix it routes (the peer's with `peer`) */
+struct ibh_addr {
+	struct ibh_ip ip;
+	struct ibh_ip peer; /* family 0: no peer, the prefix is ip's */
+};
+
+/*
+ * A rule as the kernel reported it. Only the fields ib-hook sets are kept as
+ * values; everything else is summed up in `exact` and `strict`, and in desc
+ * for messages.
+ */
 struct ibh_rule {
 	struct ibh_ip src;
 	uint32_t table;
 	uint32_t priority;
 	uint8_t protocol;
-	/* "lookup T" with no selector but "from": the only shape ib-hook makes */
-	bool plain;
-	/* T belongs to a link that exists now (set by observe for ib-hook's rules) */
-	bool live;
+	uint8_t action;
+	/* from, lookup, priority and protocol, nothing else: the shape ib-hook makes */
+	bool exact;
+	/*
+	 * a selector the kernel compares exactly when it looks for an existing
+	 * rule on add (iif, oif, fwmark, uidrange, ...); dst, tos and `not` are
+	 * wildcards there
+	 */
+	bool strict;
+	char desc[160]; /* `ip rule` syntax, for messages */
 };
 
 struct ibh_route {
 	struct ibh_ip dst;
 	struct ibh_ip src; /* family 0: no preferred source */
-	int oif;
+	int oif;	   /* 0: no device (unreachable, nexthop object...) */
 	uint32_t table;
 	uint32_t metric;
 	uint8_t protocol;
 	uint8_t scope;
 	uint8_t type;
+	uint8_t tos;
 	bool gateway; /* has a gateway or several next hops */
-	/* oif is another link that ib-hook manages with another table */
-	bool oif_managed;
+	/* an attribute ib-hook never sets (metrics, encap, nexthop id, flow...) */
+	bool extra;
 	char oif_name[IF_NAMESIZE];
+};
+
+/* what ib-hook installed (or deleted from main), as kept under /run */
+enum ibh_rec_kind {
+	IBH_REC_RULE,
+	IBH_REC_ROUTE,
+	IBH_REC_MAIN, /* a prefix route of main that ib-hook deleted (MainRoute=delete) */
+};
+
+struct ibh_rec {
+	enum ibh_rec_kind kind;
+	char ifname[IF_NAMESIZE]; /* the interface it was installed for */
+	int ifindex;
+	struct ibh_rule rule;	/* RULE */
+	struct ibh_route route; /* ROUTE, MAIN */
+	/* set by observe: no current interface and configuration wants it */
+	bool leftover;
+};
+
+struct ibh_record {
+	struct ibh_rec *recs;
+	size_t n, cap;
+	/* false: no record for this namespace (first run, or upgrade from 0.1.0) */
+	bool present;
 };
 
 enum ibh_sysctl {
@@ -62,31 +104,41 @@ enum ibh_sysctl {
 #define IBH_SYSCTL_UNKNOWN (-2)
 
 struct ibh_observed {
-	struct ibh_link link;
+	struct ibh_link link; /* ifindex 0: the leftovers plan, about no link */
 	uint32_t table;
+	/* another managed link that exists and has the same table */
+	char table_shared_with[IF_NAMESIZE];
 
-	struct ibh_ip *addrs; /* with the interface's prefix length */
+	struct ibh_addr *addrs; /* with the interface's prefix length */
 	size_t n_addrs;
-	struct ibh_rule *rules; /* every rule of the namespace */
+	/* addresses of the link that a managed link with a lower index also has */
+	struct ibh_ip *taken;
+	size_t n_taken;
+	struct ibh_rule *rules; /* every rule of the namespace, in the kernel's order */
 	size_t n_rules;
-	bool rule_protocol;	  /* the kernel reports rule protocols (>= 4.17) */
-	struct ibh_route *routes; /* table T only */
+	bool rule_protocol; /* the kernel reports and compares rule protocols (>= 4.17) */
+	/* table T and the tables of leftover routes, in the kernel's order */
+	struct ibh_route *routes;
 	size_t n_routes;
-	/* main-table routes through the link: only read by --status */
+	/* main's routes for the link's prefixes through the link (fib lookups) */
 	bool main_known;
 	struct ibh_route *main_routes;
 	size_t n_main_routes;
+	const struct ibh_record *record;
 
 	int sysctl[IBH_SYSCTL_MAX];	/* conf/X, or IBH_SYSCTL_UNKNOWN */
 	int sysctl_all[IBH_SYSCTL_MAX]; /* conf/all */
 };
 
 enum ibh_op_kind {
-	IBH_OP_ROUTE_REPLACE,
+	IBH_OP_ROUTE_ADD,
 	IBH_OP_ROUTE_DEL,
 	IBH_OP_RULE_ADD,
 	IBH_OP_RULE_DEL,
 	IBH_OP_MAIN_DEL,
+	IBH_OP_MAIN_RESTORE,
+	IBH_OP_ADOPT,  /* an object 0.1.0 installed (no record): only the record changes */
+	IBH_OP_FORGET, /* a recorded object that is gone already: only the record changes */
 	IBH_OP_SYSCTL,
 	IBH_OP_NEIGH_FLUSH,
 };
@@ -94,15 +146,18 @@ enum ibh_op_kind {
 struct ibh_op {
 	enum ibh_op_kind kind;
 	union {
-		struct ibh_route route; /* ROUTE_*, MAIN_DEL */
+		struct ibh_route route; /* ROUTE_*, MAIN_* */
 		struct ibh_rule rule;	/* RULE_* */
 		struct {
 			enum ibh_sysctl key;
 			int value;
 		} sysctl;
 	};
-	/* MAIN_DEL planned without knowing whether the route exists */
-	bool maybe;
+	/* the record entry the op adds (ADD, MAIN_DEL) or takes back (the others) */
+	struct ibh_rec rec;
+	/* the link the op acts for: the planned one, or a leftover's */
+	char ifname[IF_NAMESIZE];
+	int ifindex;
 };
 
 struct ibh_plan {
@@ -115,4 +170,5 @@ struct ibh_plan {
 };
 
 void observed_clear(struct ibh_observed *o);
+void record_clear(struct ibh_record *r);
 void plan_clear(struct ibh_plan *p);

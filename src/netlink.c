@@ -5,6 +5,7 @@
  * the caches would read whole tables and, before libnl 3.5, drop the rule
  * protocol.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/fib_rules.h>
 #include <linux/if_addr.h>
@@ -12,7 +13,10 @@
 #include <linux/rtnetlink.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <netlink/attr.h>
 #include <netlink/msg.h>
@@ -26,6 +30,10 @@
 #endif
 #ifndef NETLINK_GET_STRICT_CHK
 #define NETLINK_GET_STRICT_CHK 12
+#endif
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
 #endif
 
 #define DUMP_TRIES 5
@@ -337,10 +345,12 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	if (!e)
 		return -ENOMEM;
 	e->ifindex = (int)ifa->ifa_index;
-	ip_from_attr(&e->ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
-	/* link-local IPv6 addresses share one prefix on every link: never routed by source */
-	if (e->ip.family == AF_INET6 && e->ip.a[0] == 0xfe && (e->ip.a[1] & 0xc0) == 0x80)
-		f->v->n--;
+	ip_from_attr(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
+	/* `ip addr add A peer P/len`: the kernel routes P/len, and so does ib-hook */
+	if (tb[IFA_LOCAL] && tb[IFA_ADDRESS] && nla_len(tb[IFA_LOCAL]) == nla_len(tb[IFA_ADDRESS]) &&
+	    memcmp(nla_data(tb[IFA_LOCAL]), nla_data(tb[IFA_ADDRESS]),
+		   (size_t)nla_len(tb[IFA_LOCAL])) != 0)
+		ip_from_attr(&e->addr.peer, ifa->ifa_family, ifa->ifa_prefixlen, tb[IFA_ADDRESS]);
 	return 0;
 }
 
@@ -365,28 +375,130 @@ struct rule_dump {
 	bool protocol;
 };
 
+static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
+{
+	size_t len = strlen(rule->desc);
+	va_list ap;
+
+	if (len >= sizeof(rule->desc) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(rule->desc + len, sizeof(rule->desc) - len, fmt, ap);
+	va_end(ap);
+}
+
+static const char *ip_text(const struct ibh_ip *ip, char *buf, size_t size)
+{
+	char tmp[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(ip->family, ip->a, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	if (ip->len == (ip->family == AF_INET ? 32 : 128))
+		snprintf(buf, size, "%s", tmp);
+	else
+		snprintf(buf, size, "%s/%u", tmp, ip->len);
+	return buf;
+}
+
+/*
+ * Every attribute is looked at: one that ib-hook does not set, or does not
+ * know (a kernel newer than the headers), makes the rule someone else's.
+ * `strict` follows the kernel's rule_exists(): the selectors it compares
+ * exactly, where a rule with them never makes ib-hook's add fail.
+ */
+static void rule_attr(struct ibh_rule *rule, const struct nlattr *a, const struct fib_rule_hdr *frh)
+{
+	char buf[64];
+	struct ibh_ip ip;
+	uint32_t v;
+
+	switch (nla_type(a)) {
+	case FRA_SRC:
+	case FRA_TABLE:
+	case FRA_PRIORITY:
+	case FRA_PROTOCOL:
+		return; /* read from the table of attributes */
+	case FRA_DST:
+		ip_from_attr(&ip, frh->family, frh->dst_len, a);
+		desc_add(rule, " to %s", ip_text(&ip, buf, sizeof(buf)));
+		rule->exact = false;
+		return;
+	case FRA_IIFNAME:
+	case FRA_OIFNAME:
+		snprintf(buf, sizeof(buf), "%.*s", nla_len(a), (const char *)nla_data(a));
+		desc_add(rule, " %s %s", nla_type(a) == FRA_IIFNAME ? "iif" : "oif", buf);
+		break;
+	case FRA_FWMARK:
+	case FRA_FWMASK:
+		/* fwmark 0 with mask 0 matches every packet: no selector */
+		if (nla_len(a) < 4 || nla_get_u32((struct nlattr *)a) == 0)
+			return;
+		desc_add(rule, " %s 0x%x", nla_type(a) == FRA_FWMARK ? "fwmark" : "fwmask",
+			 nla_get_u32((struct nlattr *)a));
+		break;
+	case FRA_SUPPRESS_PREFIXLEN:
+	case FRA_SUPPRESS_IFGROUP:
+		v = nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0;
+		if (v == UINT32_MAX)
+			return; /* "not set", reported anyway */
+		desc_add(rule, " %s %u",
+			 nla_type(a) == FRA_SUPPRESS_PREFIXLEN ? "suppress_prefixlength"
+							       : "suppress_ifgroup",
+			 v);
+		break;
+	case FRA_UID_RANGE:
+		if (nla_len(a) >= 8) {
+			const uint32_t *u = nla_data(a);
+
+			if (u[0] == 0 && u[1] == UINT32_MAX)
+				return;
+			desc_add(rule, " uidrange %u-%u", u[0], u[1]);
+		} else
+			desc_add(rule, " uidrange ?");
+		break;
+	case FRA_L3MDEV:
+		if (nla_len(a) >= 1 && nla_get_u8((struct nlattr *)a) == 0)
+			return;
+		desc_add(rule, " l3mdev");
+		break;
+	case FRA_GOTO:
+		desc_add(rule, " goto %u", nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
+		break;
+	case FRA_TUN_ID:
+		desc_add(rule, " tun_id");
+		break;
+	case FRA_IP_PROTO:
+		desc_add(rule, " ipproto %u", nla_len(a) >= 1 ? nla_get_u8((struct nlattr *)a) : 0);
+		break;
+	case FRA_SPORT_RANGE:
+	case FRA_DPORT_RANGE:
+		desc_add(rule, " %s", nla_type(a) == FRA_SPORT_RANGE ? "sport" : "dport");
+		break;
+	case FRA_FLOW:
+		/* realms: compared like from/to on add, a wildcard when 0 */
+		desc_add(rule, " realms 0x%x", nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
+		rule->exact = false;
+		return;
+	default:
+		desc_add(rule, " attribute-%d", nla_type(a));
+		rule->exact = false;
+		return; /* unknown: not known to be compared, so it may block an add */
+	}
+	rule->exact = false;
+	rule->strict = true;
+}
+
 static int parse_rule(struct nlmsghdr *nlh, void *arg)
 {
-	static const int selectors[] = {
-		FRA_IIFNAME,
-		FRA_OIFNAME,
-		FRA_FWMARK,
-		FRA_FWMASK,
-		FRA_L3MDEV,
-		FRA_UID_RANGE,
-		FRA_IP_PROTO,
-		FRA_SPORT_RANGE,
-		FRA_DPORT_RANGE,
-		FRA_TUN_ID,
-		FRA_SUPPRESS_PREFIXLEN,
-		FRA_SUPPRESS_IFGROUP,
-		FRA_GOTO,
-		FRA_FLOW,
-	};
-	struct nlattr *tb[FRA_MAX + 1];
+	struct nlattr *tb[FRA_MAX + 1], *a;
 	struct fib_rule_hdr *frh = nlmsg_data(nlh);
 	struct rule_dump *d = arg;
 	struct ibh_rule *rule;
+	char buf[64];
+	int rem;
 
 	if (nlh->nlmsg_type != RTM_NEWRULE || nlmsg_parse(nlh, sizeof(*frh), tb, FRA_MAX, NULL) < 0)
 		return 0;
@@ -398,27 +510,31 @@ static int parse_rule(struct nlmsghdr *nlh, void *arg)
 	ip_from_attr(&rule->src, frh->family, frh->src_len, tb[FRA_SRC]);
 	rule->table = tb[FRA_TABLE] ? nla_get_u32(tb[FRA_TABLE]) : frh->table;
 	rule->priority = tb[FRA_PRIORITY] ? nla_get_u32(tb[FRA_PRIORITY]) : 0;
+	rule->action = frh->action;
 	if (tb[FRA_PROTOCOL]) {
 		rule->protocol = nla_get_u8(tb[FRA_PROTOCOL]);
 		d->protocol = true;
 	}
-	rule->plain = frh->action == FR_ACT_TO_TBL && frh->dst_len == 0 && frh->tos == 0 &&
-		      !(frh->flags & FIB_RULE_INVERT);
-	for (size_t i = 0; i < sizeof(selectors) / sizeof(selectors[0]); i++)
-		if (tb[selectors[i]] && selectors[i] <= FRA_MAX) {
-			/* the kernel reports "no mark" as mark 0 on some versions */
-			if (selectors[i] == FRA_FWMARK && nla_get_u32(tb[FRA_FWMARK]) == 0)
-				continue;
-			if (selectors[i] == FRA_FWMASK)
-				continue;
-			if (selectors[i] == FRA_SUPPRESS_PREFIXLEN &&
-			    nla_get_u32(tb[FRA_SUPPRESS_PREFIXLEN]) == UINT32_MAX)
-				continue;
-			if (selectors[i] == FRA_SUPPRESS_IFGROUP &&
-			    nla_get_u32(tb[FRA_SUPPRESS_IFGROUP]) == UINT32_MAX)
-				continue;
-			rule->plain = false;
-		}
+	rule->exact = frh->action == FR_ACT_TO_TBL && frh->dst_len == 0 && frh->tos == 0 &&
+		      frh->flags == 0 && frh->src_len == (frh->family == AF_INET ? 32 : 128);
+
+	if (frh->flags & FIB_RULE_INVERT)
+		desc_add(rule, "not ");
+	if (frh->src_len)
+		desc_add(rule, "from %s", ip_text(&rule->src, buf, sizeof(buf)));
+	else
+		desc_add(rule, "from all");
+	if (frh->tos)
+		desc_add(rule, " tos 0x%x", frh->tos);
+	nlmsg_for_each_attr (a, nlh, sizeof(*frh), rem)
+		rule_attr(rule, a, frh);
+	if (frh->action == FR_ACT_TO_TBL)
+		desc_add(rule, " lookup %u", rule->table);
+	else
+		desc_add(rule, " action %u", frh->action);
+	desc_add(rule, " priority %u", rule->priority);
+	if (tb[FRA_PROTOCOL])
+		desc_add(rule, " proto %u", rule->protocol);
 	return 0;
 }
 
@@ -445,40 +561,88 @@ struct table_dump {
 	struct vec v;
 };
 
-static int parse_route(struct nlmsghdr *nlh, void *arg)
+/* the device of every next hop, or -1 when they differ */
+static int multipath_oif(const struct nlattr *mp)
 {
-	struct nlattr *tb[RTA_MAX + 1];
-	struct rtmsg *rtm = nlmsg_data(nlh);
-	struct table_dump *d = arg;
-	struct ibh_route *route;
-	uint32_t table;
-	int oif;
+	const struct rtnexthop *nh = nla_data(mp);
+	int len = nla_len(mp), oif = 0;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE ||
-	    nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
-		return 0;
-	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
-	    (rtm->rtm_flags & RTM_F_CLONED))
-		return 0;
-	/* without strict checking (< 4.20) the kernel sent everything */
-	table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
-	oif = tb[RTA_OIF] ? (int)nla_get_u32(tb[RTA_OIF]) : 0;
-	if (table != d->table || (d->oif && oif != d->oif))
-		return 0;
-	route = vec_push(&d->v);
-	if (!route)
-		return -ENOMEM;
+	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= len) {
+		if (oif && oif != nh->rtnh_ifindex)
+			return -1;
+		oif = nh->rtnh_ifindex;
+		len -= RTNH_ALIGN(nh->rtnh_len);
+		nh = RTNH_NEXT(nh);
+	}
+	return oif;
+}
+
+static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
+{
+	struct nlattr *tb[RTA_MAX + 1], *a;
+	struct rtmsg *rtm = nlmsg_data(nlh);
+	int rem;
+
+	if (nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
+		return -EINVAL;
+	memset(route, 0, sizeof(*route));
 	ip_from_attr(&route->dst, rtm->rtm_family, rtm->rtm_dst_len, tb[RTA_DST]);
 	if (tb[RTA_PREFSRC])
 		ip_from_attr(&route->src, rtm->rtm_family, rtm->rtm_family == AF_INET ? 32 : 128,
 			     tb[RTA_PREFSRC]);
-	route->oif = oif;
-	route->table = table;
+	route->table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
+	route->oif = tb[RTA_OIF] ? (int)nla_get_u32(tb[RTA_OIF]) : 0;
+	if (tb[RTA_MULTIPATH])
+		route->oif = multipath_oif(tb[RTA_MULTIPATH]);
 	route->metric = tb[RTA_PRIORITY] ? nla_get_u32(tb[RTA_PRIORITY]) : 0;
 	route->protocol = rtm->rtm_protocol;
 	route->scope = rtm->rtm_scope;
 	route->type = rtm->rtm_type;
+	route->tos = rtm->rtm_tos;
 	route->gateway = tb[RTA_GATEWAY] || tb[RTA_VIA] || tb[RTA_MULTIPATH];
+	nlmsg_for_each_attr (a, nlh, sizeof(*rtm), rem) {
+		switch (nla_type(a)) {
+		case RTA_DST:
+		case RTA_PREFSRC:
+		case RTA_TABLE:
+		case RTA_OIF:
+		case RTA_PRIORITY:
+		case RTA_GATEWAY:
+		case RTA_VIA:
+		case RTA_MULTIPATH:
+		case RTA_CACHEINFO: /* IPv6 reports these for every route */
+		case RTA_PREF:
+			break;
+		case RTA_METRICS:
+			/* an empty nest is no metric */
+			if (nla_len(a) > 0)
+				route->extra = true;
+			break;
+		default:
+			route->extra = true;
+		}
+	}
+	return 0;
+}
+
+static int parse_route(struct nlmsghdr *nlh, void *arg)
+{
+	struct rtmsg *rtm = nlmsg_data(nlh);
+	struct table_dump *d = arg;
+	struct ibh_route rt, *route;
+
+	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return 0;
+	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
+	    (rtm->rtm_flags & RTM_F_CLONED) || route_from_msg(nlh, &rt) < 0)
+		return 0;
+	/* without strict checking (< 4.20) the kernel sent everything */
+	if (rt.table != d->table || (d->oif && rt.oif != d->oif))
+		return 0;
+	route = vec_push(&d->v);
+	if (!route)
+		return -ENOMEM;
+	*route = rt;
 	return 0;
 }
 
@@ -530,9 +694,15 @@ static int route_request(struct ibh_nl *n, const struct ibh_route *r, bool add)
 		.rtm_table = r->table < 256 ? (uint8_t)r->table : RT_TABLE_UNSPEC,
 		.rtm_protocol = r->protocol,
 		.rtm_scope = r->scope,
-		.rtm_type = RTN_UNICAST,
+		.rtm_type = r->type ? r->type : RTN_UNICAST,
 	};
-	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0);
+	/*
+	 * Never NLM_F_REPLACE: it replaces whatever route holds the same prefix
+	 * and metric, a user's gateway route included. APPEND puts ib-hook's
+	 * route after such a route instead of before it, and the kernel answers
+	 * EEXIST only for an identical route.
+	 */
+	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_APPEND : 0);
 	struct nl_msg *msg = new_msg(add ? RTM_NEWROUTE : RTM_DELROUTE, flags, &rtm, sizeof(rtm));
 
 	if (!msg || nla_put_u32(msg, RTA_TABLE, r->table) < 0 ||
@@ -545,7 +715,7 @@ static int route_request(struct ibh_nl *n, const struct ibh_route *r, bool add)
 	return transact(n, msg, NULL, NULL);
 }
 
-int netlink_route_replace(struct ibh_nl *n, const struct ibh_route *r)
+int netlink_route_add(struct ibh_nl *n, const struct ibh_route *r)
 {
 	int e = route_request(n, r, true);
 
@@ -573,10 +743,14 @@ static int rule_request(struct ibh_nl *n, const struct ibh_rule *r, bool add)
 	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
 	struct nl_msg *msg = new_msg(add ? RTM_NEWRULE : RTM_DELRULE, flags, &frh, sizeof(frh));
 
-	/* protocol kernel: systemd-networkd >= 248 leaves such rules alone */
+	/*
+	 * protocol kernel: systemd-networkd >= 248 leaves such rules alone, and
+	 * kernels >= 4.17 compare it on delete, so that a rule of another
+	 * protocol is never the one deleted
+	 */
 	if (!msg || nla_put_u32(msg, FRA_PRIORITY, r->priority) < 0 ||
 	    nla_put_u32(msg, FRA_TABLE, r->table) < 0 || put_ip(msg, FRA_SRC, &r->src) < 0 ||
-	    (add && nla_put_u8(msg, FRA_PROTOCOL, RTPROT_KERNEL) < 0)) {
+	    nla_put_u8(msg, FRA_PROTOCOL, RTPROT_KERNEL) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -587,8 +761,6 @@ int netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r)
 {
 	int e = rule_request(n, r, true);
 
-	if (e == -EEXIST)
-		return 0;
 	return e < 0 ? e : 1;
 }
 
@@ -599,6 +771,92 @@ int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
 	if (e == -ENOENT || e == -ESRCH)
 		return 0;
 	return e < 0 ? e : 1;
+}
+
+struct fib_match {
+	struct ibh_route route;
+	bool found;
+};
+
+static int parse_fib_match(struct nlmsghdr *nlh, void *arg)
+{
+	struct fib_match *m = arg;
+
+	if (nlh->nlmsg_type == RTM_NEWROUTE && route_from_msg(nlh, &m->route) == 0)
+		m->found = true;
+	return 0;
+}
+
+int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struct ibh_route *ret)
+{
+	struct rtmsg rtm = {
+		.rtm_family = dst->family,
+		.rtm_dst_len = dst->family == AF_INET ? 32 : 128,
+		.rtm_flags = RTM_F_FIB_MATCH,
+	};
+	struct fib_match m = {};
+	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));
+	int r;
+
+	if (!msg || put_ip(msg, RTA_DST, dst) < 0 ||
+	    nla_put_u32(msg, RTA_OIF, (uint32_t)oif) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	r = transact(n, msg, parse_fib_match, &m);
+	if (r == -ENETUNREACH || r == -EHOSTUNREACH || r == -ESRCH || r == -ENOENT ||
+	    (r == 0 && !m.found))
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	*ret = m.route;
+	return 0;
+}
+
+int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret)
+{
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+	struct vec v = { .size = sizeof(struct ibh_link) };
+	struct nl_msg *msg;
+	int r;
+
+	if (ifindex <= 0)
+		return -ENODEV;
+	msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
+	if (!msg || nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	r = transact(n, msg, parse_link, &v);
+	if (r == 0 && v.n == 0)
+		r = -ENODEV;
+	if (r == 0)
+		*ret = *(struct ibh_link *)v.items;
+	free(v.items);
+	return r;
+}
+
+/*
+ * A name for the network namespace the socket lives in, for the record under
+ * /run, which every namespace shares. The cookie (>= 5.14) is never reused;
+ * the inode of /proc/self/ns/net is, once the namespace is gone.
+ */
+int netlink_netns_id(struct ibh_nl *n, char *buf, size_t size)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	struct stat st;
+
+	if (getsockopt(nl_socket_get_fd(n->sk), SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0 &&
+	    len == sizeof(cookie)) {
+		snprintf(buf, size, "netns-c%llu", (unsigned long long)cookie);
+		return 0;
+	}
+	if (stat("/proc/self/ns/net", &st) < 0)
+		return -errno;
+	snprintf(buf, size, "netns-i%llu-%llu", (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	return 0;
 }
 
 struct neigh {

@@ -14,7 +14,7 @@ struct ibh_nl;
 
 struct ibh_addr_entry {
 	int ifindex;
-	struct ibh_ip ip;
+	struct ibh_addr addr;
 };
 
 int netlink_open(struct ibh_nl **ret);
@@ -22,8 +22,11 @@ void netlink_close(struct ibh_nl *n);
 
 /* -ENODEV when there is no such link */
 int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret);
+int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret);
+/* "netns-…": names the network namespace of the socket, for the record */
+int netlink_netns_id(struct ibh_nl *n, char *buf, size_t size);
 int netlink_dump_links(struct ibh_nl *n, struct ibh_link **ret, size_t *n_ret);
-/* addresses of ifindex (0: of every link); IPv6 link-local ones are left out */
+/* addresses of ifindex (0: of every link), IPv6 link-local ones included */
 int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **ret, size_t *n_ret);
 /* *ret_protocol: whether the kernel reports rule protocols */
 int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol);
@@ -35,10 +38,20 @@ int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, b
 int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_route **ret,
 		       size_t *n_ret);
 
-/* 1: changed, 0: already so (exists on add, absent on delete), < 0: -errno */
-int netlink_route_replace(struct ibh_nl *n, const struct ibh_route *r);
+/*
+ * 1: changed, 0: absent already on delete, < 0: -errno. -EEXIST on add says
+ * only that the kernel found something it counts as equal: the caller looks
+ * whether it is the object it asked for.
+ */
+int netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
 int netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
 int netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
 int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+/*
+ * The route a packet to dst leaving through oif would use, as it is in its
+ * table (RTM_F_FIB_MATCH): one lookup, whatever the size of the tables.
+ * -ENOENT when there is none.
+ */
+int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struct ibh_route *ret);
 /* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex);

@@ -7,12 +7,16 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
+#include <stdarg.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "config.h"
 #include "plan.h"
+#include "record.h"
 
 #define IPV6_LINK_LOCAL(a) ((a)[0] == 0xfe && ((a)[1] & 0xc0) == 0x80)
 
@@ -68,24 +72,113 @@ bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a)
 	return a->family == AF_INET6 && c->ipv6 && !IPV6_LINK_LOCAL(a->a);
 }
 
-static bool table_is_ibhook(const struct ibh_config *c, uint32_t table)
+/* the prefix the kernel routes for address a: its own, or its peer's */
+void plan_addr_prefix(const struct ibh_addr *a, struct ibh_ip *ret)
 {
-	return config_table_is_listed(c, table) || table > c->table_base;
+	ip_prefix(ret, a->peer.family ? &a->peer : &a->ip);
 }
 
-bool plan_rule_is_ours(const struct ibh_config *c, const struct ibh_observed *o,
-		       const struct ibh_rule *r)
+static bool is_taken(const struct ibh_observed *o, const struct ibh_ip *a)
 {
-	/* before 4.17 rules have no protocol: priority, shape and table must do */
-	return r->plain && r->priority == c->priority && table_is_ibhook(c, r->table) &&
-	       (!o->rule_protocol || r->protocol == RTPROT_KERNEL) &&
-	       r->src.len == ip_bits(r->src.family);
+	for (size_t i = 0; i < o->n_taken; i++)
+		if (ip_same_address(&o->taken[i], a))
+			return true;
+	return false;
 }
 
-bool plan_route_is_ours(const struct ibh_route *r)
+/* a managed address of the link that no managed link with a lower index also has */
+bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
 {
-	return r->protocol == RTPROT_KERNEL && r->type == RTN_UNICAST && !r->gateway &&
-	       (r->dst.family == AF_INET6 || r->scope == RT_SCOPE_LINK);
+	return plan_address_managed(c, &o->addrs[i].ip) && !is_taken(o, &o->addrs[i].ip);
+}
+
+bool plan_rule_equal(const struct ibh_rule *a, const struct ibh_rule *b)
+{
+	return a->exact && b->exact && ip_equal(&a->src, &b->src) && a->table == b->table &&
+	       a->priority == b->priority && a->protocol == b->protocol;
+}
+
+bool plan_route_equal(const struct ibh_route *a, const struct ibh_route *b)
+{
+	return ip_equal(&a->dst, &b->dst) && a->oif == b->oif && a->table == b->table &&
+	       a->metric == b->metric && a->scope == b->scope && a->protocol == b->protocol &&
+	       a->type == b->type && a->tos == b->tos && a->gateway == b->gateway &&
+	       a->extra == b->extra && a->src.family == b->src.family &&
+	       (!a->src.family || ip_same_address(&a->src, &b->src));
+}
+
+static void wanted_rule(const struct ibh_config *c, const struct ibh_observed *o,
+			const struct ibh_ip *a, struct ibh_rule *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->src = *a;
+	ret->src.len = (uint8_t)ip_bits(a->family);
+	ret->table = o->table;
+	ret->priority = c->priority;
+	ret->protocol = RTPROT_KERNEL;
+	ret->action = FR_ACT_TO_TBL;
+	ret->exact = true;
+}
+
+/* the route apply installs in table for address a, as the kernel reports it back */
+static void wanted_route(const struct ibh_observed *o, const struct ibh_addr *a, uint32_t table,
+			 struct ibh_route *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	plan_addr_prefix(a, &ret->dst);
+	if (a->ip.family == AF_INET) {
+		ret->src = a->ip;
+		ret->src.len = 32;
+		ret->scope = RT_SCOPE_LINK;
+	} else {
+		/* the kernel's default for IPv6, said out loud so that it compares equal */
+		ret->metric = table == RT_TABLE_MAIN ? 256 : 1024;
+		ret->scope = RT_SCOPE_UNIVERSE;
+	}
+	ret->oif = o->link.ifindex;
+	ret->table = table;
+	ret->protocol = RTPROT_KERNEL;
+	ret->type = RTN_UNICAST;
+	snprintf(ret->oif_name, sizeof(ret->oif_name), "%s", o->link.name);
+}
+
+/* the first wanted address of its prefix carries the prefix's route */
+static bool is_first_of_prefix(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+{
+	struct ibh_ip pi, pj;
+
+	plan_addr_prefix(&o->addrs[i], &pi);
+	for (size_t j = 0; j < i; j++) {
+		if (!plan_address_managed(c, &o->addrs[j].ip))
+			continue;
+		plan_addr_prefix(&o->addrs[j], &pj);
+		if (ip_equal(&pi, &pj))
+			return false;
+	}
+	return true;
+}
+
+static bool rec_is_for(const struct ibh_rec *rec, const struct ibh_link *l)
+{
+	return rec->ifindex == l->ifindex && strcmp(rec->ifname, l->name) == 0;
+}
+
+const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r)
+{
+	struct ibh_rec rec = { .kind = IBH_REC_RULE, .rule = *r };
+
+	if (!o->record || !r->exact || r->protocol != RTPROT_KERNEL)
+		return NULL;
+	return record_find(o->record, &rec);
+}
+
+const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r)
+{
+	struct ibh_rec rec = { .kind = IBH_REC_ROUTE, .route = *r };
+
+	if (!o->record || r->gateway || r->extra || r->tos)
+		return NULL;
+	return record_find(o->record, &rec);
 }
 
 static int push(struct ibh_plan *p, const struct ibh_op *op)
@@ -103,232 +196,348 @@ static int push(struct ibh_plan *p, const struct ibh_op *op)
 	return 0;
 }
 
-static int push_rule(struct ibh_plan *p, enum ibh_op_kind kind, const struct ibh_rule *r)
+static int push_rule(struct ibh_plan *p, enum ibh_op_kind kind, const struct ibh_rule *r,
+		     const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .rule = *r };
+	struct ibh_op op = { .kind = kind, .rule = *r, .ifindex = ifindex };
 
+	op.rec.kind = IBH_REC_RULE;
+	op.rec.rule = *r;
+	op.rec.ifindex = ifindex;
+	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
+	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
 	return push(p, &op);
 }
 
-static int push_route(struct ibh_plan *p, enum ibh_op_kind kind, const struct ibh_route *r,
-		      bool maybe)
+static int push_route(struct ibh_plan *p, enum ibh_op_kind kind, enum ibh_rec_kind rec_kind,
+		      const struct ibh_route *r, const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .route = *r, .maybe = maybe };
+	struct ibh_op op = { .kind = kind, .route = *r, .ifindex = ifindex };
 
+	op.rec.kind = rec_kind;
+	op.rec.route = *r;
+	op.rec.ifindex = ifindex;
+	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
+	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
 	return push(p, &op);
 }
 
-/* the route apply installs in T for the prefix of address a */
-static void wanted_route(const struct ibh_observed *o, const struct ibh_ip *a, uint32_t table,
-			 struct ibh_route *ret)
+static int push_forget(struct ibh_plan *p, const struct ibh_rec *rec)
 {
-	memset(ret, 0, sizeof(*ret));
-	ip_prefix(&ret->dst, a);
-	if (a->family == AF_INET) {
-		ret->src = *a;
-		ret->src.len = 32;
-		ret->scope = RT_SCOPE_LINK;
-	} else
-		ret->scope = RT_SCOPE_UNIVERSE;
-	ret->oif = o->link.ifindex;
-	ret->table = table;
-	ret->protocol = RTPROT_KERNEL;
-	ret->type = RTN_UNICAST;
-	snprintf(ret->oif_name, sizeof(ret->oif_name), "%s", o->link.name);
+	struct ibh_op op = { .kind = IBH_OP_FORGET, .rec = *rec, .ifindex = rec->ifindex };
+
+	snprintf(op.ifname, sizeof(op.ifname), "%s", rec->ifname);
+	if (rec->kind == IBH_REC_RULE)
+		op.rule = rec->rule;
+	else
+		op.route = rec->route;
+	return push(p, &op);
 }
 
-static bool route_matches(const struct ibh_route *have, const struct ibh_route *want)
+static int refuse(struct ibh_plan *p, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int refuse(struct ibh_plan *p, int error, const char *fmt, ...)
 {
-	if (!ip_equal(&have->dst, &want->dst) || have->oif != want->oif ||
-	    !plan_route_is_ours(have))
-		return false;
-	/* IPv6 routes carry no preferred source: ib-hook never sets one */
-	if (want->dst.family == AF_INET6)
-		return true;
-	return have->src.family == AF_INET && ip_same_address(&have->src, &want->src) &&
-	       have->metric == 0;
-}
+	va_list ap;
 
-/* index of the first managed address of o whose prefix is that of a, i.e. the primary */
-static bool is_first_of_prefix(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
-{
-	struct ibh_ip pi, pj;
-
-	ip_prefix(&pi, &o->addrs[i]);
-	for (size_t j = 0; j < i; j++) {
-		if (!plan_address_managed(c, &o->addrs[j]))
-			continue;
-		ip_prefix(&pj, &o->addrs[j]);
-		if (ip_equal(&pi, &pj))
-			return false;
-	}
-	return true;
-}
-
-static bool has_address(const struct ibh_config *c, const struct ibh_observed *o,
-			const struct ibh_ip *host)
-{
-	for (size_t i = 0; i < o->n_addrs; i++)
-		if (plan_address_managed(c, &o->addrs[i]) && ip_same_address(&o->addrs[i], host))
-			return true;
-	return false;
-}
-
-static bool wants_prefix(const struct ibh_config *c, const struct ibh_observed *o,
-			 const struct ibh_ip *prefix)
-{
-	struct ibh_ip p;
-
-	for (size_t i = 0; i < o->n_addrs; i++) {
-		if (!plan_address_managed(c, &o->addrs[i]))
-			continue;
-		ip_prefix(&p, &o->addrs[i]);
-		if (ip_equal(&p, prefix))
-			return true;
-	}
-	return false;
-}
-
-static int refuse(struct ibh_plan *p, int error, const char *why)
-{
 	plan_clear(p);
 	p->refused = error;
-	snprintf(p->why, sizeof(p->why), "%s", why);
+	va_start(ap, fmt);
+	vsnprintf(p->why, sizeof(p->why), fmt, ap);
+	va_end(ap);
 	return 0;
+}
+
+/*
+ * The kernel deletes the first rule whose fields *set in the request* agree
+ * (rule_find): the selectors ib-hook does not send are wildcards. A rule
+ * before ib-hook's own that agrees on family, source, table, priority and,
+ * where the kernel compares it, protocol would go in its place.
+ */
+const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i)
+{
+	const struct ibh_rule *r = &o->rules[i];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct ibh_rule *f = &o->rules[j];
+
+		if (f->src.family == r->src.family && f->action == FR_ACT_TO_TBL &&
+		    f->table == r->table && f->priority == r->priority &&
+		    ip_equal(&f->src, &r->src) &&
+		    (!o->rule_protocol || f->protocol == RTPROT_KERNEL) && !plan_rule_equal(f, r))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * NLM_F_EXCL makes the kernel refuse an add when a rule agrees on every
+ * selector it compares exactly and on the wildcards ib-hook leaves unset
+ * (to, tos, not): such a rule keeps ib-hook's from being added at all.
+ */
+const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w)
+{
+	for (size_t j = 0; j < o->n_rules; j++) {
+		const struct ibh_rule *f = &o->rules[j];
+
+		if (f->src.family == w->src.family && f->action == FR_ACT_TO_TBL &&
+		    f->table == w->table && f->priority == w->priority && ip_equal(&f->src, &w->src) &&
+		    (!o->rule_protocol || f->protocol == RTPROT_KERNEL) && !f->strict &&
+		    !plan_rule_equal(f, w))
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * A route delete matches on what it carries (fib_table_delete,
+ * ip6_route_del): an IPv4 request without a metric matches any metric, an
+ * IPv6 one without a gateway any gateway.
+ */
+static const struct ibh_route *route_delete_hits(const struct ibh_observed *o, size_t i)
+{
+	const struct ibh_route *r = &o->routes[i];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct ibh_route *f = &o->routes[j];
+
+		if (f->table != r->table || !ip_equal(&f->dst, &r->dst) || f->oif != r->oif ||
+		    f->protocol != r->protocol || plan_route_equal(f, r))
+			continue;
+		if (r->dst.family == AF_INET6 ? f->metric == r->metric
+					      : f->tos == 0 && f->type == r->type &&
+							f->scope == r->scope &&
+							f->src.family == r->src.family &&
+							ip_same_address(&f->src, &r->src))
+			return f;
+	}
+	return NULL;
+}
+
+static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
+{
+	char a[64];
+	static const char *const types[] = {
+		[RTN_UNICAST] = "", [RTN_LOCAL] = "local ", [RTN_BROADCAST] = "broadcast ",
+		[RTN_ANYCAST] = "anycast ", [RTN_MULTICAST] = "multicast ",
+		[RTN_BLACKHOLE] = "blackhole ", [RTN_UNREACHABLE] = "unreachable ",
+		[RTN_PROHIBIT] = "prohibit ", [RTN_THROW] = "throw ", [RTN_NAT] = "nat ",
+	};
+	const char *type = r->type < sizeof(types) / sizeof(types[0]) && types[r->type]
+				   ? types[r->type]
+				   : "type? ";
+
+	snprintf(buf, size, "%s%s%s%s%s%s", type, ip_to_string(&r->dst, a, sizeof(a), true),
+		 r->gateway ? " via a gateway" : "", r->oif_name[0] ? " dev " : "",
+		 r->oif_name[0] ? r->oif_name : r->oif ? " dev ?" : "",
+		 r->extra ? " (with more attributes)" : "");
+	return buf;
+}
+
+/* a route through a device: the kinds that carry packets out of one */
+static bool route_has_device(const struct ibh_route *r)
+{
+	switch (r->type) {
+	case RTN_BLACKHOLE:
+	case RTN_UNREACHABLE:
+	case RTN_PROHIBIT:
+	case RTN_THROW:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static bool route_wanted(const struct ibh_config *c, const struct ibh_observed *o,
+			 const struct ibh_route *have)
+{
+	struct ibh_route want;
+
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
+			continue;
+		wanted_route(o, &o->addrs[i], o->table, &want);
+		if (plan_route_equal(have, &want))
+			return true;
+	}
+	return false;
+}
+
+static bool route_present(const struct ibh_observed *o, const struct ibh_route *want)
+{
+	for (size_t j = 0; j < o->n_routes; j++)
+		if (plan_route_equal(&o->routes[j], want))
+			return true;
+	return false;
 }
 
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		       enum ibh_action action, struct ibh_plan *p)
 {
+	const char *x = o->link.name;
 	struct ibh_route want;
+	char buf[160];
 	int r;
 
 	for (size_t i = 0; i < o->n_routes; i++) {
 		const struct ibh_route *have = &o->routes[i];
+		const struct ibh_rec *owner = plan_route_owner(o, have);
+		bool adopt = !owner && !o->record->present && route_wanted(c, o, have);
+		const struct ibh_route *hit;
 
-		if (have->oif == o->link.ifindex) {
-			/* a route the user put on X in T (a gateway, another metric) is theirs */
-			if (!plan_route_is_ours(have))
-				continue;
-			if (action == IBH_ACTION_APPLY && wants_prefix(c, o, &have->dst))
-				continue;
-		} else if (!have->oif_managed || !plan_route_is_ours(have)) {
-			char why[160], dst[64];
-
-			snprintf(
-				why, sizeof(why),
-				"table %u holds route %s through '%s' that ib-hook did not install",
-				o->table, ip_to_string(&have->dst, dst, sizeof(dst), true),
-				have->oif_name[0] ? have->oif_name : "another device");
-			return refuse(p, -EEXIST, why);
+		if (have->table != o->table)
+			continue;
+		if (!owner && !adopt) {
+			/* the user's own routes in T stay; one through another device makes T theirs */
+			if (route_has_device(have) && have->oif != o->link.ifindex)
+				return refuse(p, -EEXIST,
+					      "table %u holds route %s that ib-hook did not install",
+					      o->table, route_text(have, buf, sizeof(buf)));
+			continue;
 		}
-		r = push_route(p, IBH_OP_ROUTE_DEL, have, false);
+		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
+			continue; /* the leftovers' plan, or another link's */
+		if (action == IBH_ACTION_APPLY && route_wanted(c, o, have)) {
+			if (adopt && (r = push_route(p, IBH_OP_ADOPT, IBH_REC_ROUTE, have, x,
+						     o->link.ifindex)) < 0)
+				return r;
+			continue;
+		}
+		hit = route_delete_hits(o, i);
+		if (hit)
+			return refuse(p, -EBUSY,
+				      "deleting route %s from table %u would delete route %s that "
+				      "ib-hook did not install, which comes first",
+				      ip_to_string(&have->dst, buf, 64, true), o->table,
+				      route_text(hit, buf + 64, sizeof(buf) - 64));
+		r = push_route(p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, have, x, o->link.ifindex);
 		if (r < 0)
 			return r;
 	}
+
+	/* recorded routes that are gone (a link bounce empties T) */
+	for (size_t i = 0; o->record && i < o->record->n; i++) {
+		const struct ibh_rec *rec = &o->record->recs[i];
+
+		if (rec->kind == IBH_REC_ROUTE && !rec->leftover && rec_is_for(rec, &o->link) &&
+		    rec->route.table == o->table && !route_present(o, &rec->route) &&
+		    (r = push_forget(p, rec)) < 0)
+			return r;
+	}
+
 	if (action != IBH_ACTION_APPLY)
 		return 0;
-
 	for (size_t i = 0; i < o->n_addrs; i++) {
-		bool present = false;
-
-		if (!plan_address_managed(c, &o->addrs[i]) || !is_first_of_prefix(c, o, i))
+		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
 			continue;
 		wanted_route(o, &o->addrs[i], o->table, &want);
-		for (size_t j = 0; j < o->n_routes && !present; j++)
-			present = route_matches(&o->routes[j], &want);
-		if (!present) {
-			r = push_route(p, IBH_OP_ROUTE_REPLACE, &want, false);
-			if (r < 0)
-				return r;
-		}
+		/* an identical route of the user's serves as well, and stays theirs */
+		if (route_present(o, &want))
+			continue;
+		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
 
-bool plan_table_route_ok(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+static bool rule_present(const struct ibh_observed *o, const struct ibh_rule *want)
 {
-	struct ibh_route want;
-	size_t primary = i;
-
-	for (size_t j = 0; j < o->n_addrs; j++)
-		if (plan_address_managed(c, &o->addrs[j]) && is_first_of_prefix(c, o, j)) {
-			struct ibh_ip pi, pj;
-
-			ip_prefix(&pi, &o->addrs[i]);
-			ip_prefix(&pj, &o->addrs[j]);
-			if (ip_equal(&pi, &pj)) {
-				primary = j;
-				break;
-			}
-		}
-	wanted_route(o, &o->addrs[primary], o->table, &want);
-	for (size_t j = 0; j < o->n_routes; j++)
-		if (route_matches(&o->routes[j], &want))
+	for (size_t j = 0; j < o->n_rules; j++)
+		if (plan_rule_equal(&o->rules[j], want))
 			return true;
 	return false;
 }
 
-/* two addresses equal but for their prefix length want one rule */
-static bool same_address_before(const struct ibh_config *c, const struct ibh_observed *o, size_t j)
+/* index of the wanted address whose rule r is, or -1 */
+static ssize_t rule_wanted_for(const struct ibh_config *c, const struct ibh_observed *o,
+			       const struct ibh_rule *r)
 {
-	for (size_t k = 0; k < j; k++)
-		if (plan_address_managed(c, &o->addrs[k]) &&
-		    ip_same_address(&o->addrs[k], &o->addrs[j]))
-			return true;
-	return false;
+	struct ibh_rule want;
+
+	for (size_t j = 0; j < o->n_addrs; j++) {
+		if (!plan_address_wanted(c, o, j))
+			continue;
+		wanted_rule(c, o, &o->addrs[j].ip, &want);
+		if (plan_rule_equal(r, &want))
+			return (ssize_t)j;
+	}
+	return -1;
 }
 
 static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		      enum ibh_action action, struct ibh_plan *p)
 {
+	const char *x = o->link.name;
 	bool *kept = NULL;
+	char a[64];
 	int r = 0;
 
-	if (o->n_addrs) {
-		kept = calloc(o->n_addrs, sizeof(*kept));
-		if (!kept)
-			return -ENOMEM;
-	}
+	kept = calloc(o->n_addrs ? o->n_addrs : 1, sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
 
 	for (size_t i = 0; i < o->n_rules; i++) {
 		const struct ibh_rule *rule = &o->rules[i];
-		bool keep = false;
+		const struct ibh_rec *owner = plan_rule_owner(o, rule);
+		ssize_t j = rule_wanted_for(c, o, rule);
+		const struct ibh_rule *hit;
 
-		if (!plan_rule_is_ours(c, o, rule))
+		if (!owner && (o->record->present || j < 0))
+			continue; /* not ib-hook's */
+		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue;
-		if (rule->table == o->table) {
-			for (size_t j = 0; j < o->n_addrs && action == IBH_ACTION_APPLY; j++)
-				if (!kept[j] && plan_address_managed(c, &o->addrs[j]) &&
-				    ip_same_address(&o->addrs[j], &rule->src)) {
-					kept[j] = keep = true;
-					break;
-				}
-		} else if (!has_address(c, o, &rule->src) && rule->live)
-			continue; /* another interface's rule */
-		if (keep)
+		if (action == IBH_ACTION_APPLY && j >= 0 && !kept[j]) {
+			kept[j] = true;
+			if (!owner)
+				r = push_rule(p, IBH_OP_ADOPT, rule, x, o->link.ifindex);
+			if (r < 0)
+				goto cleanup;
 			continue;
-		r = push_rule(p, IBH_OP_RULE_DEL, rule);
+		}
+		hit = plan_rule_delete_hits(o, i);
+		if (hit) {
+			r = refuse(p, -EBUSY,
+				   "deleting rule from %s lookup %u would delete '%s' that ib-hook "
+				   "did not install, which comes first",
+				   ip_to_string(&rule->src, a, sizeof(a), false), rule->table,
+				   hit->desc);
+			goto cleanup;
+		}
+		r = push_rule(p, IBH_OP_RULE_DEL, rule, x, o->link.ifindex);
 		if (r < 0)
 			goto cleanup;
 	}
 
-	for (size_t j = 0; j < o->n_addrs && action == IBH_ACTION_APPLY; j++) {
-		struct ibh_rule want = {
-			.table = o->table,
-			.priority = c->priority,
-			.protocol = RTPROT_KERNEL,
-			.plain = true,
-			.live = true,
-		};
+	for (size_t i = 0; o->record && i < o->record->n; i++) {
+		const struct ibh_rec *rec = &o->record->recs[i];
 
-		if (kept[j] || !plan_address_managed(c, &o->addrs[j]))
+		if (rec->kind == IBH_REC_RULE && !rec->leftover && rec_is_for(rec, &o->link) &&
+		    !rule_present(o, &rec->rule) && (r = push_forget(p, rec)) < 0)
+			goto cleanup;
+	}
+
+	for (size_t j = 0; j < o->n_addrs && action == IBH_ACTION_APPLY; j++) {
+		struct ibh_rule want;
+		const struct ibh_rule *hit;
+
+		if (kept[j] || !plan_address_wanted(c, o, j))
 			continue;
-		if (same_address_before(c, o, j))
+		wanted_rule(c, o, &o->addrs[j].ip, &want);
+		/* two addresses equal but for their prefix length want one rule */
+		if (rule_wanted_for(c, o, &want) != (ssize_t)j || rule_present(o, &want))
 			continue;
-		want.src = o->addrs[j];
-		want.src.len = (uint8_t)ip_bits(want.src.family);
-		r = push_rule(p, IBH_OP_RULE_ADD, &want);
+		hit = plan_rule_add_hits(o, &want);
+		if (hit) {
+			r = refuse(p, -EEXIST,
+				   "rule '%s', which ib-hook did not install, makes the kernel "
+				   "refuse rule from %s lookup %u priority %u",
+				   hit->desc, ip_to_string(&want.src, a, sizeof(a), false), want.table,
+				   want.priority);
+			goto cleanup;
+		}
+		r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);
 		if (r < 0)
 			goto cleanup;
 	}
@@ -337,28 +546,62 @@ cleanup:
 	return r;
 }
 
-static int plan_main(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_plan *p)
+static const struct ibh_route *main_route_of(const struct ibh_observed *o,
+					     const struct ibh_ip *prefix)
 {
+	for (size_t j = 0; j < o->n_main_routes; j++) {
+		const struct ibh_route *m = &o->main_routes[j];
+
+		if (ip_equal(&m->dst, prefix) && m->oif == o->link.ifindex &&
+		    m->table == RT_TABLE_MAIN && m->protocol == RTPROT_KERNEL && !m->gateway)
+			return m;
+	}
+	return NULL;
+}
+
+static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
+		     enum ibh_action action, struct ibh_plan *p)
+{
+	const char *x = o->link.name;
 	struct ibh_route want;
 	int r;
 
+	if (!o->main_known)
+		return 0;
 	for (size_t i = 0; i < o->n_addrs; i++) {
-		bool present = !o->main_known;
+		const struct ibh_route *have;
 
-		if (!plan_address_managed(c, &o->addrs[i]) || !is_first_of_prefix(c, o, i))
+		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
 			continue;
 		wanted_route(o, &o->addrs[i], RT_TABLE_MAIN, &want);
-		for (size_t j = 0; j < o->n_main_routes && !present; j++)
-			present = ip_equal(&o->main_routes[j].dst, &want.dst) &&
-				  o->main_routes[j].oif == o->link.ifindex &&
-				  o->main_routes[j].protocol == RTPROT_KERNEL;
-		if (!present)
+		have = main_route_of(o, &want.dst);
+		if (action == IBH_ACTION_APPLY && c->main_route == IBH_MAIN_DELETE && have) {
+			struct ibh_route del = *have;
+
+			snprintf(del.oif_name, sizeof(del.oif_name), "%s", x);
+			r = push_route(p, IBH_OP_MAIN_DEL, IBH_REC_MAIN, &del, x, o->link.ifindex);
+		} else if (action == IBH_ACTION_REMOVE && c->main_route == IBH_MAIN_DELETE &&
+			   !have && o->link.up)
+			r = push_route(p, IBH_OP_MAIN_RESTORE, IBH_REC_MAIN, &want, x,
+				       o->link.ifindex);
+		else
 			continue;
-		/* match any metric and source: the kernel's own route is the one to go */
-		want.src.family = 0;
-		want.scope = RT_SCOPE_NOWHERE;
-		r = push_route(p, IBH_OP_MAIN_DEL, &want, !o->main_known);
 		if (r < 0)
+			return r;
+	}
+	/* prefix routes ib-hook took out of main and that are back, or are not to come back */
+	for (size_t i = 0; o->record && i < o->record->n; i++) {
+		const struct ibh_rec *rec = &o->record->recs[i];
+		bool planned = false;
+
+		if (rec->kind != IBH_REC_MAIN || rec->leftover || !rec_is_for(rec, &o->link))
+			continue;
+		for (size_t k = 0; k < p->n_ops && !planned; k++)
+			planned = (p->ops[k].kind == IBH_OP_MAIN_RESTORE ||
+				   p->ops[k].kind == IBH_OP_MAIN_DEL) &&
+				  ip_equal(&p->ops[k].route.dst, &rec->route.dst);
+		if (!planned && (action == IBH_ACTION_REMOVE || main_route_of(o, &rec->route.dst)) &&
+		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
 	return 0;
@@ -370,7 +613,7 @@ static int plan_sysctls(const struct ibh_config *c, const struct ibh_observed *o
 	bool ipv4 = false;
 
 	for (size_t i = 0; i < o->n_addrs; i++)
-		ipv4 |= o->addrs[i].family == AF_INET;
+		ipv4 |= o->addrs[i].ip.family == AF_INET;
 	if (!ipv4)
 		return 0;
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
@@ -388,47 +631,69 @@ static int plan_sysctls(const struct ibh_config *c, const struct ibh_observed *o
 	return 0;
 }
 
+static bool op_changes_routing(const struct ibh_op *op)
+{
+	return op->kind != IBH_OP_SYSCTL && op->kind != IBH_OP_NEIGH_FLUSH &&
+	       op->kind != IBH_OP_ADOPT && op->kind != IBH_OP_FORGET;
+}
+
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
 	       struct ibh_plan *ret)
 {
+	static const struct ibh_record none;
+	struct ibh_observed view = *o;
 	struct ibh_plan p = {};
-	size_t routing_ops;
+	bool routing = false;
 	int r;
 
+	if (!view.record)
+		view.record = &none;
 	if (action == IBH_ACTION_NONE)
 		goto done;
 	if (o->table == 0) {
 		refuse(&p, -ERANGE, "its table number falls on a reserved table (0, 253-255)");
 		goto done;
 	}
+	if (o->table_shared_with[0]) {
+		refuse(&p, -EEXIST, "table %u is also the table of '%s'; give each its own in [Tables]",
+		       o->table, o->table_shared_with);
+		goto done;
+	}
 
-	r = plan_routes(c, o, action, &p);
+	r = plan_routes(c, &view, action, &p);
 	if (r < 0)
 		goto fail;
 	if (p.refused)
 		goto done;
-	r = plan_rules(c, o, action, &p);
+	r = plan_rules(c, &view, action, &p);
 	if (r < 0)
 		goto fail;
-	if (action == IBH_ACTION_APPLY && c->main_route == IBH_MAIN_DELETE) {
-		r = plan_main(c, o, &p);
-		if (r < 0)
-			goto fail;
-	}
-	routing_ops = p.n_ops;
+	if (p.refused)
+		goto done;
+	r = plan_main(c, &view, action, &p);
+	if (r < 0)
+		goto fail;
+	for (size_t i = 0; i < p.n_ops; i++)
+		routing |= op_changes_routing(&p.ops[i]);
 	if (action == IBH_ACTION_APPLY) {
-		r = plan_sysctls(c, o, &p);
+		r = plan_sysctls(c, &view, &p);
 		if (r < 0)
 			goto fail;
 	}
 	/* peers must re-resolve through the right port once routing moved */
-	if (routing_ops > 0 && o->link.up) {
-		struct ibh_op op = { .kind = IBH_OP_NEIGH_FLUSH };
+	if (routing && o->link.up) {
+		struct ibh_op op = { .kind = IBH_OP_NEIGH_FLUSH, .ifindex = o->link.ifindex };
 
+		snprintf(op.ifname, sizeof(op.ifname), "%s", o->link.name);
 		r = push(&p, &op);
 		if (r < 0)
 			goto fail;
 	}
+	for (size_t i = 0; i < p.n_ops; i++)
+		if (!p.ops[i].ifname[0]) {
+			snprintf(p.ops[i].ifname, sizeof(p.ops[i].ifname), "%s", o->link.name);
+			p.ops[i].ifindex = o->link.ifindex;
+		}
 done:
 	*ret = p;
 	return 0;
@@ -437,9 +702,79 @@ fail:
 	return r;
 }
 
+int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
+{
+	struct ibh_plan p = {};
+	char buf[160];
+	int r = 0;
+
+	for (size_t i = 0; o->record && i < o->record->n && r >= 0 && !p.refused; i++) {
+		const struct ibh_rec *rec = &o->record->recs[i];
+		ssize_t at = -1;
+
+		if (!rec->leftover)
+			continue;
+		switch (rec->kind) {
+		case IBH_REC_RULE:
+			for (size_t j = 0; j < o->n_rules && at < 0; j++)
+				if (plan_rule_equal(&o->rules[j], &rec->rule))
+					at = (ssize_t)j;
+			if (at < 0) {
+				r = push_forget(&p, rec);
+			} else if (plan_rule_delete_hits(o, (size_t)at)) {
+				r = refuse(&p, -EBUSY,
+					   "deleting leftover rule from %s lookup %u would delete "
+					   "'%s' that ib-hook did not install, which comes first",
+					   ip_to_string(&rec->rule.src, buf, sizeof(buf), false),
+					   rec->rule.table,
+					   plan_rule_delete_hits(o, (size_t)at)->desc);
+			} else
+				r = push_rule(&p, IBH_OP_RULE_DEL, &o->rules[at], rec->ifname,
+					      rec->ifindex);
+			break;
+		case IBH_REC_ROUTE:
+			for (size_t j = 0; j < o->n_routes && at < 0; j++)
+				if (plan_route_equal(&o->routes[j], &rec->route))
+					at = (ssize_t)j;
+			if (at < 0) {
+				r = push_forget(&p, rec);
+			} else if (route_delete_hits(o, (size_t)at)) {
+				r = refuse(&p, -EBUSY,
+					   "deleting leftover route %s from table %u would delete "
+					   "route %s that ib-hook did not install, which comes first",
+					   ip_to_string(&rec->route.dst, buf, 64, true),
+					   rec->route.table,
+					   route_text(route_delete_hits(o, (size_t)at), buf + 64,
+						      sizeof(buf) - 64));
+			} else
+				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
+					       rec->ifname, rec->ifindex);
+			break;
+		case IBH_REC_MAIN:
+			for (size_t j = 0; j < o->n_main_routes && at < 0; j++)
+				if (ip_equal(&o->main_routes[j].dst, &rec->route.dst) &&
+				    o->main_routes[j].oif == rec->route.oif)
+					at = (ssize_t)j;
+			if (at >= 0 || !o->main_known)
+				r = push_forget(&p, rec);
+			else
+				r = push_route(&p, IBH_OP_MAIN_RESTORE, IBH_REC_MAIN, &rec->route,
+					       rec->ifname, rec->ifindex);
+			break;
+		}
+	}
+	if (r < 0) {
+		plan_clear(&p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
 bool plan_op_is_drift(const struct ibh_op *op)
 {
-	return op->kind != IBH_OP_NEIGH_FLUSH && !op->maybe;
+	return op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
+	       op->kind != IBH_OP_FORGET;
 }
 
 void plan_clear(struct ibh_plan *p)
@@ -451,6 +786,7 @@ void plan_clear(struct ibh_plan *p)
 void observed_clear(struct ibh_observed *o)
 {
 	free(o->addrs);
+	free(o->taken);
 	free(o->rules);
 	free(o->routes);
 	free(o->main_routes);
@@ -470,36 +806,45 @@ static void format_table(char *buf, size_t size, uint32_t table)
 		snprintf(buf, size, "%u", table);
 }
 
-void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
+static void format_route(FILE *f, const char *verb, const struct ibh_route *r, const char *ifname)
 {
 	char a[64], b[64], t[16];
 
+	format_table(t, sizeof(t), r->table);
+	fprintf(f, "ip%s route %s %s dev %s proto kernel", family_flag(r->dst.family), verb,
+		ip_to_string(&r->dst, a, sizeof(a), true), r->oif_name[0] ? r->oif_name : ifname);
+	if (r->scope == RT_SCOPE_LINK)
+		fprintf(f, " scope link");
+	if (r->src.family)
+		fprintf(f, " src %s", ip_to_string(&r->src, b, sizeof(b), false));
+	if (r->metric)
+		fprintf(f, " metric %u", r->metric);
+	fprintf(f, " table %s\n", t);
+}
+
+void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
+{
+	char a[64];
+
+	if (op->ifname[0])
+		ifname = op->ifname;
 	switch (op->kind) {
-	case IBH_OP_ROUTE_REPLACE:
+	case IBH_OP_ROUTE_ADD:
+	case IBH_OP_MAIN_RESTORE:
+		/* append, as the kernel does: never in front of a route of the same prefix */
+		format_route(f, "append", &op->route, ifname);
+		break;
 	case IBH_OP_ROUTE_DEL:
 	case IBH_OP_MAIN_DEL:
-		format_table(t, sizeof(t), op->route.table);
-		fprintf(f, "ip%s route %s %s dev %s", family_flag(op->route.dst.family),
-			op->kind == IBH_OP_ROUTE_REPLACE ? "replace" : "del",
-			ip_to_string(&op->route.dst, a, sizeof(a), true),
-			op->route.oif_name[0] ? op->route.oif_name : ifname);
-		if (op->kind != IBH_OP_MAIN_DEL) {
-			fprintf(f, " proto kernel");
-			if (op->route.dst.family == AF_INET)
-				fprintf(f, " scope link");
-		} else
-			fprintf(f, " proto kernel");
-		if (op->route.src.family && op->kind != IBH_OP_MAIN_DEL)
-			fprintf(f, " src %s", ip_to_string(&op->route.src, b, sizeof(b), false));
-		fprintf(f, " table %s\n", t);
+		format_route(f, "del", &op->route, ifname);
 		break;
 	case IBH_OP_RULE_ADD:
 	case IBH_OP_RULE_DEL:
-		fprintf(f, "ip%s rule %s from %s lookup %u priority %u%s\n",
+		fprintf(f, "ip%s rule %s from %s lookup %u priority %u protocol kernel\n",
 			family_flag(op->rule.src.family),
 			op->kind == IBH_OP_RULE_ADD ? "add" : "del",
 			ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table,
-			op->rule.priority, op->kind == IBH_OP_RULE_ADD ? " protocol kernel" : "");
+			op->rule.priority);
 		break;
 	case IBH_OP_SYSCTL:
 		fprintf(f, "sysctl -w net.ipv4.conf.");
@@ -511,17 +856,25 @@ void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
 	case IBH_OP_NEIGH_FLUSH:
 		fprintf(f, "ip neigh flush dev %s\n", ifname);
 		break;
+	case IBH_OP_ADOPT:
+	case IBH_OP_FORGET:
+		break; /* only ib-hook's record changes */
 	}
 }
 
 void plan_describe_op(char *buf, size_t size, const char *ifname, const struct ibh_op *op)
 {
 	char a[64], b[64], t[16];
+	const char *what;
 
+	if (op->ifname[0])
+		ifname = op->ifname;
 	switch (op->kind) {
-	case IBH_OP_ROUTE_REPLACE:
+	case IBH_OP_ROUTE_ADD:
+	case IBH_OP_MAIN_RESTORE:
 		format_table(t, sizeof(t), op->route.table);
-		snprintf(buf, size, "set route %s%s%s in table %s",
+		snprintf(buf, size, "%s route %s%s%s in table %s",
+			 op->kind == IBH_OP_ROUTE_ADD ? "added" : "gave back",
 			 ip_to_string(&op->route.dst, a, sizeof(a), true),
 			 op->route.src.family ? " src " : "",
 			 op->route.src.family ? ip_to_string(&op->route.src, b, sizeof(b), false)
@@ -547,6 +900,19 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		break;
 	case IBH_OP_NEIGH_FLUSH:
 		snprintf(buf, size, "flushed neighbour entries");
+		break;
+	case IBH_OP_ADOPT:
+	case IBH_OP_FORGET:
+		what = op->kind == IBH_OP_ADOPT ? "recorded as its own (installed before the record)"
+						: "forgot (gone from the kernel)";
+		if (op->rec.kind == IBH_REC_RULE)
+			snprintf(buf, size, "%s: rule from %s lookup %u", what,
+				 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table);
+		else {
+			format_table(t, sizeof(t), op->route.table);
+			snprintf(buf, size, "%s: route %s in table %s", what,
+				 ip_to_string(&op->route.dst, a, sizeof(a), true), t);
+		}
 		break;
 	}
 }

@@ -16,16 +16,30 @@ enum ibh_action {
 
 /* the addresses ib-hook manages: IPv4, and IPv6 but link-local when IPv6=yes */
 bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
-/* a rule ib-hook installed: its priority, shape, protocol and one of its tables */
-bool plan_rule_is_ours(const struct ibh_config *c, const struct ibh_observed *o,
-		       const struct ibh_rule *r);
-bool plan_route_is_ours(const struct ibh_route *r);
-/* the route apply wants in T for the prefix of address i is there, as apply makes it */
-bool plan_table_route_ok(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
+/* ... and that no managed link with a lower index also has (it serves them) */
+bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
+void plan_addr_prefix(const struct ibh_addr *a, struct ibh_ip *ret);
 
+/* field by field: equal objects are interchangeable for the kernel */
+bool plan_rule_equal(const struct ibh_rule *a, const struct ibh_rule *b);
+bool plan_route_equal(const struct ibh_route *a, const struct ibh_route *b);
+/* the record entry that makes a kernel object ib-hook's, or NULL */
+const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r);
+const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r);
+/* a rule the kernel would delete instead of o->rules[i], or NULL */
+const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i);
+/* a rule that makes the kernel refuse adding w (EEXIST), or NULL */
+const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w);
+
+/*
+ * What apply (or remove) does for o->link: ownership is the record in
+ * o->record, nothing else; entries marked leftover are not this plan's.
+ */
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
 	       struct ibh_plan *ret);
-/* an operation that only follows others (neighbour flush) is no drift */
+/* take back every record entry marked leftover (o->link is not used) */
+int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret);
+/* an operation that only follows others (neighbour flush) or the record is no drift */
 bool plan_op_is_drift(const struct ibh_op *op);
 
 /* the `ip` / `sysctl` command equivalent to op */

@@ -46,14 +46,14 @@ restored "ip -6 rule del" "ib1: added rule from 2001:db8:34::2 lookup $t1 priori
 	"ip -6 rule add from 2001:db8:34::2 lookup $t1 priority 1000"
 
 ip -n "$hn" route del 172.16.0.0/16 table "$t1"
-restored "ip route del in table $t1" "ib1: set route 172.16.0.0/16 src 172.16.34.2 in table $t1" \
+restored "ip route del in table $t1" "ib1: added route 172.16.0.0/16 src 172.16.34.2 in table $t1" \
 	"table route 172.16.0.0/16 missing" \
-	"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table $t1"
+	"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table $t1"
 
 ip -n "$hn" -6 route del 2001:db8:34::/64 table "$t1"
-restored "ip -6 route del in table $t1" "ib1: set route 2001:db8:34::/64 in table $t1" \
+restored "ip -6 route del in table $t1" "ib1: added route 2001:db8:34::/64 in table $t1" \
 	"table route 2001:db8:34::/64 missing" \
-	"ip -6 route replace 2001:db8:34::/64 dev ib1 proto kernel table $t1"
+	"ip -6 route append 2001:db8:34::/64 dev ib1 proto kernel metric 1024 table $t1"
 
 ip netns exec "$hn" sysctl -qw net.ipv4.conf.ib1.arp_ignore=0
 restored "arp_ignore reset to 0" "ib1: set arp_ignore=2" \
@@ -64,7 +64,7 @@ ip -n "$hn" route del 172.16.0.0/16 table "$t1"
 expect_rc "--status after rule and route are both gone" 1 status
 expect_rc "apply" 0 hook h "$T_DIR/h.conf" IFACE=ib1 STATE=configured
 expect_eq "restores both" \
-	"ib1: set route 172.16.0.0/16 src 172.16.34.2 in table $t1
+	"ib1: added route 172.16.0.0/16 src 172.16.34.2 in table $t1
 ib1: added rule from 172.16.34.2 lookup $t1 priority 1000" "$(cat "$T_DIR/err")"
 expect_rc "--status" 0 status
 expect_eq "exactly one rule per address" "1 1" \

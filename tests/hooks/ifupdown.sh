@@ -4,7 +4,8 @@
 # ifup/ifdown runs in the test's network namespace and a private mount
 # namespace where /etc and /usr/sbin are overlays (so /etc/ib-hook.conf and
 # /usr/sbin/ib-hook can exist without touching the host), /etc/network is the
-# test's own directory and /run a tmpfs whose /run/network outlives each step.
+# test's own directory and /run a tmpfs whose /run/network and /run/ib-hook (ib-hook's record) outlive
+# each step, as they do on a host.
 . "$(dirname "$0")/../lib.sh"
 t_require meson ninja
 [ -x /sbin/ifup ] || skip "needs ifupdown (/sbin/ifup)"
@@ -15,7 +16,7 @@ stage "$T_DIR/build" "$T_DIR/dest" || {
 	exit 1
 }
 
-mkdir -p "$T_DIR/ovl" "$T_DIR/etc.add" "$T_DIR/sbin.add" "$T_DIR/run-network"
+mkdir -p "$T_DIR/ovl" "$T_DIR/etc.add" "$T_DIR/sbin.add" "$T_DIR/run-network" "$T_DIR/run-ib-hook"
 cp "$T_DIR/dest/usr/sbin/ib-hook" "$T_DIR/sbin.add/ib-hook"
 cp -a "$T_DIR/dest/etc/network" "$T_DIR/network"
 mkdir -p "$T_DIR/network/if-pre-up.d" "$T_DIR/network/if-down.d"
@@ -64,7 +65,9 @@ sandbox() {
 		mount --bind "$t/network" /etc/network &&
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
 		mkdir /run/network &&
-		mount --bind "$t/run-network" /run/network || exit 90
+		mkdir /run/ib-hook &&
+		mount --bind "$t/run-network" /run/network &&
+		mount --bind "$t/run-ib-hook" /run/ib-hook || exit 90
 		exec "$@"
 	' sandbox "$T_DIR" "$@"
 }

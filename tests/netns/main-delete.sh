@@ -39,7 +39,7 @@ nsx mem ip link set ib1 down
 nsx mem ip link set ib1 up
 check "link up re-created the main route" test -n "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16 dev ib1)"
 expect_rc "--status sees the duplicate" 1 ibh mem --config "$T_DIR/seed.conf" --status
-check "  and names it" grep -q "pending: ip route del 172.16.0.0/16 dev ib1 proto kernel table main" "$T_DIR/out"
+check "  and names it" grep -q "pending: ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table main" "$T_DIR/out"
 expect_rc "routable after link up" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE=routable
 expect_eq "main holds no 172.16.0.0/16 again" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
 expect_eq "table 942 restored" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \

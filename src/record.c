@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ib-hook owns exactly what it recorded here before it installed it. The
+ * record is written ahead of every add (a crash then leaves an entry for an
+ * object that is not there, which the next run forgets) and after every
+ * delete, always by rename(2) over the old file, under the run lock. A
+ * missing file means ib-hook has not run in this namespace since boot, or
+ * an upgrade from 0.1.0, which kept no record: see plan.c for what is
+ * adopted then.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fib_rules.h>
+#include <linux/rtnetlink.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "record.h"
+
+#define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
+
+void record_clear(struct ibh_record *r)
+{
+	free(r->recs);
+	memset(r, 0, sizeof(*r));
+}
+
+bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
+{
+	const struct ibh_route *x = &a->route, *y = &b->route;
+
+	if (a->kind != b->kind)
+		return false;
+	if (a->kind == IBH_REC_RULE)
+		return ip_equal(&a->rule.src, &b->rule.src) && a->rule.table == b->rule.table &&
+		       a->rule.priority == b->rule.priority;
+	if (!ip_equal(&x->dst, &y->dst) || x->oif != y->oif || x->table != y->table ||
+	    x->src.family != y->src.family || (x->src.family && !ip_same_address(&x->src, &y->src)))
+		return false;
+	return a->kind == IBH_REC_MAIN ||
+	       (x->metric == y->metric && x->scope == y->scope && x->protocol == y->protocol &&
+		x->type == y->type);
+}
+
+struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *rec)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (rec_same_object(&r->recs[i], rec))
+			return &r->recs[i];
+	return NULL;
+}
+
+int record_add(struct ibh_record *r, const struct ibh_rec *rec)
+{
+	struct ibh_rec *have = record_find(r, rec);
+
+	if (have) {
+		*have = *rec;
+		return 0;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		struct ibh_rec *recs = realloc(r->recs, cap * sizeof(*recs));
+
+		if (!recs)
+			return -ENOMEM;
+		r->recs = recs;
+		r->cap = cap;
+	}
+	r->recs[r->n++] = *rec;
+	return 0;
+}
+
+void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
+{
+	struct ibh_rec *have = record_find(r, rec);
+
+	if (!have)
+		return;
+	*have = r->recs[--r->n];
+}
+
+static const char *text(const struct ibh_ip *ip, char *buf, size_t size, bool with_len)
+{
+	if (!ip->family)
+		return "-";
+	return ip_to_string(ip, buf, size, with_len);
+}
+
+void rec_format(char *buf, size_t size, const struct ibh_rec *rec)
+{
+	const struct ibh_route *rt = &rec->route;
+	char a[64], b[64];
+
+	switch (rec->kind) {
+	case IBH_REC_RULE:
+		snprintf(buf, size, "rule %s %d %s %u %u", rec->ifname, rec->ifindex,
+			 text(&rec->rule.src, a, sizeof(a), true), rec->rule.table,
+			 rec->rule.priority);
+		break;
+	case IBH_REC_ROUTE:
+		snprintf(buf, size, "route %s %d %s %d %u %s %u %u %u %u", rec->ifname, rec->ifindex,
+			 text(&rt->dst, a, sizeof(a), true), rt->oif, rt->table,
+			 text(&rt->src, b, sizeof(b), false), rt->metric, rt->scope, rt->protocol,
+			 rt->type);
+		break;
+	case IBH_REC_MAIN:
+		snprintf(buf, size, "main %s %d %s %d %s %u", rec->ifname, rec->ifindex,
+			 text(&rt->dst, a, sizeof(a), true), rt->oif, text(&rt->src, b, sizeof(b), false),
+			 rt->metric);
+		break;
+	}
+}
+
+static int parse_ip(const char *s, struct ibh_ip *ret, bool with_len)
+{
+	char tmp[64], *slash;
+	unsigned long len;
+
+	memset(ret, 0, sizeof(*ret));
+	if (strcmp(s, "-") == 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	slash = strchr(tmp, '/');
+	if (!!slash != with_len)
+		return -EINVAL;
+	if (slash)
+		*slash++ = '\0';
+	ret->family = strchr(tmp, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(ret->family, tmp, ret->a) != 1)
+		return -EINVAL;
+	len = ret->family == AF_INET ? 32 : 128;
+	if (slash) {
+		char *end;
+		unsigned long l = strtoul(slash, &end, 10);
+
+		if (*end || !*slash || l > len)
+			return -EINVAL;
+		len = l;
+	}
+	ret->len = (uint8_t)len;
+	return 0;
+}
+
+int rec_parse(const char *line, struct ibh_rec *ret)
+{
+	char kind[8], ifname[IF_NAMESIZE + 1], a[64], b[64];
+	unsigned int table, prio, metric, scope, proto, type;
+	struct ibh_rec rec = {};
+	int ifindex, oif, end = -1;
+
+	if (sscanf(line, "%7s %16s %d", kind, ifname, &ifindex) != 3 ||
+	    strlen(ifname) >= IF_NAMESIZE)
+		return -EINVAL;
+	snprintf(rec.ifname, sizeof(rec.ifname), "%s", ifname);
+	rec.ifindex = ifindex;
+	if (strcmp(kind, "rule") == 0) {
+		rec.kind = IBH_REC_RULE;
+		if (sscanf(line, "%*s %*s %*d %63s %u %u %n", a, &table, &prio, &end) != 3 ||
+		    parse_ip(a, &rec.rule.src, true) < 0 || !rec.rule.src.family)
+			return -EINVAL;
+		rec.rule.table = table;
+		rec.rule.priority = prio;
+		rec.rule.protocol = RTPROT_KERNEL;
+		rec.rule.action = FR_ACT_TO_TBL;
+		rec.rule.exact = true;
+	} else if (strcmp(kind, "route") == 0) {
+		rec.kind = IBH_REC_ROUTE;
+		if (sscanf(line, "%*s %*s %*d %63s %d %u %63s %u %u %u %u %n", a, &oif, &table, b,
+			   &metric, &scope, &proto, &type, &end) != 8 ||
+		    scope > 255 || proto > 255 || type > 255)
+			return -EINVAL;
+		rec.route.scope = (uint8_t)scope;
+		rec.route.protocol = (uint8_t)proto;
+		rec.route.type = (uint8_t)type;
+	} else if (strcmp(kind, "main") == 0) {
+		rec.kind = IBH_REC_MAIN;
+		table = 254;
+		if (sscanf(line, "%*s %*s %*d %63s %d %63s %u %n", a, &oif, b, &metric, &end) != 4)
+			return -EINVAL;
+	} else
+		return -EINVAL;
+	if (rec.kind != IBH_REC_RULE) {
+		if (parse_ip(a, &rec.route.dst, true) < 0 || !rec.route.dst.family ||
+		    parse_ip(b, &rec.route.src, false) < 0)
+			return -EINVAL;
+		rec.route.oif = oif;
+		rec.route.table = table;
+		rec.route.metric = metric;
+	}
+	if (end < 0 || line[end] != '\0')
+		return -EINVAL;
+	*ret = rec;
+	return 0;
+}
+
+int record_load(const char *path, struct ibh_record *ret)
+{
+	struct ibh_record r = {};
+	char line[512];
+	FILE *f;
+	int e = 0;
+
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno != ENOENT)
+			return -errno;
+		*ret = r;
+		return 0;
+	}
+	r.present = true;
+	while (e == 0 && fgets(line, sizeof(line), f)) {
+		struct ibh_rec rec;
+		size_t len = strlen(line);
+
+		if (len && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (line[0] == '#' || line[0] == '\0')
+			continue;
+		e = rec_parse(line, &rec);
+		if (e == 0)
+			e = record_add(&r, &rec);
+	}
+	if (e == 0 && ferror(f))
+		e = -EIO;
+	fclose(f);
+	if (e < 0) {
+		record_clear(&r);
+		return e;
+	}
+	*ret = r;
+	return 0;
+}
+
+int record_save(const char *path, const struct ibh_record *r)
+{
+	char tmp[PATH_MAX], line[512], dir[PATH_MAX], *slash;
+	FILE *f;
+	int fd, e = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -errno;
+	}
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		e = -errno;
+		close(fd);
+		unlink(tmp);
+		return e;
+	}
+	fputs(HEADER, f);
+	for (size_t i = 0; i < r->n; i++) {
+		rec_format(line, sizeof(line), &r->recs[i]);
+		fprintf(f, "%s\n", line);
+	}
+	if (fflush(f) != 0 || ferror(f))
+		e = errno ? -errno : -EIO;
+	if (fclose(f) != 0 && e == 0)
+		e = -errno;
+	if (e == 0 && rename(tmp, path) < 0)
+		e = -errno;
+	if (e < 0)
+		unlink(tmp);
+	return e;
+}
