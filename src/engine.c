@@ -194,8 +194,8 @@ static void mark_leftovers(struct ibh_engine *e)
 	for (size_t i = 0; i < e->record.n; i++) {
 		struct ibh_rec *rec = &e->record.recs[i];
 		struct ibh_link l;
-		uint8_t family = rec->kind == IBH_REC_RULE ? rec->rule.src.family
-							   : rec->route.dst.family;
+		uint8_t family =
+			rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
 
 		rec->leftover = true;
 		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0 ||
@@ -333,8 +333,8 @@ static int observe_addrs(struct ibh_engine *e, const struct ibh_link *link, stru
 				continue;
 			o->taken[o->n_taken++] = a->addr.ip;
 			log_warning("%s: address %s is also on '%s', whose table serves it",
-				    link->name,
-				    ip_to_string(&a->addr.ip, (char[64]){}, 64, false), other.name);
+				    link->name, ip_to_string(&a->addr.ip, (char[64]){}, 64, false),
+				    other.name);
 			break;
 		}
 	}
@@ -409,7 +409,8 @@ cleanup:
 }
 
 /* the kernel answered EEXIST to ib-hook's add: is the rule there now, or what is in the way */
-static int rule_add_exists(struct ibh_engine *e, const struct ibh_rule *want, char *why, size_t size)
+static int rule_add_exists(struct ibh_engine *e, const struct ibh_rule *want, char *why,
+			   size_t size)
 {
 	struct ibh_observed now = {};
 	const struct ibh_rule *hit;
@@ -514,7 +515,8 @@ static enum ibh_result change(struct ibh_engine *e, const char *name, const stru
 		if (op_adds(&p->ops[i])) {
 			r = record_add(&e->record, &p->ops[i].rec);
 			if (r < 0)
-				return log_error_errno(r, "%s: cannot record: %m", name), IBH_FAILED;
+				return log_error_errno(r, "%s: cannot record: %m", name),
+				       IBH_FAILED;
 			recorded = true;
 		}
 	if (recorded) {
@@ -540,9 +542,10 @@ static enum ibh_result change(struct ibh_engine *e, const char *name, const stru
 		if (r < 0 && (r == -ENODEV || r == -ENXIO || link_gone(e, op))) {
 			if (op_adds(op))
 				record_forget(&e->record, &op->rec);
-			log_notice("%s: interface disappeared while ib-hook ran; the next run takes "
-				   "back what it installed for it",
-				   op->ifname);
+			log_notice(
+				"%s: interface disappeared while ib-hook ran; the next run takes "
+				"back what it installed for it",
+				op->ifname);
 			break;
 		}
 		if (r < 0 && op->kind == IBH_OP_SYSCTL) {
@@ -662,12 +665,13 @@ static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o
 			dup |= ip_equal(&o->main_routes[j].dst, &prefix);
 		fprintf(f, "  address %s: rule %s, table route %s %s, main route %s\n",
 			ip_to_string(ad, a, sizeof(a), true),
-			!plan_address_wanted(c, o, i) ? "served by another interface"
+			!plan_address_wanted(c, o, i)		 ? "served by another interface"
 			: has_rule(o, ad, o->table, c->priority) ? "ok"
 								 : "missing",
 			ip_to_string(&prefix, b, sizeof(b), true),
 			has_table_route(o, &prefix) ? "ok" : "missing",
-			dup ? (c->main_route == IBH_MAIN_DELETE ? "present (to be deleted)" : "present")
+			dup ? (c->main_route == IBH_MAIN_DELETE ? "present (to be deleted)"
+								: "present")
 			    : (c->main_route == IBH_MAIN_DELETE ? "deleted" : "absent"));
 	}
 	if (ipv4) {
@@ -808,7 +812,8 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 			continue;
 		}
 		for (size_t j = 0; j < i; j++)
-			seen |= e->record.recs[j].leftover && e->record.recs[j].kind == IBH_REC_ROUTE &&
+			seen |= e->record.recs[j].leftover &&
+				e->record.recs[j].kind == IBH_REC_ROUTE &&
 				e->record.recs[j].route.table == rec->route.table;
 		if (!seen) {
 			struct ibh_route *t = NULL, *all;
@@ -850,7 +855,8 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 		for (size_t i = 0; i < p.n_ops; i++) {
 			if (!plan_op_is_drift(&p.ops[i]))
 				continue;
-			fprintf(req->out, "leftover of an earlier configuration (%s): ", p.ops[i].ifname);
+			fprintf(req->out,
+				"leftover of an earlier configuration (%s): ", p.ops[i].ifname);
 			plan_format_op(req->out, p.ops[i].ifname, &p.ops[i]);
 			res = IBH_FAILED;
 		}

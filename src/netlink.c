@@ -347,7 +347,8 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	e->ifindex = (int)ifa->ifa_index;
 	ip_from_attr(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
 	/* `ip addr add A peer P/len`: the kernel routes P/len, and so does ib-hook */
-	if (tb[IFA_LOCAL] && tb[IFA_ADDRESS] && nla_len(tb[IFA_LOCAL]) == nla_len(tb[IFA_ADDRESS]) &&
+	if (tb[IFA_LOCAL] && tb[IFA_ADDRESS] &&
+	    nla_len(tb[IFA_LOCAL]) == nla_len(tb[IFA_ADDRESS]) &&
 	    memcmp(nla_data(tb[IFA_LOCAL]), nla_data(tb[IFA_ADDRESS]),
 		   (size_t)nla_len(tb[IFA_LOCAL])) != 0)
 		ip_from_attr(&e->addr.peer, ifa->ifa_family, ifa->ifa_prefixlen, tb[IFA_ADDRESS]);
@@ -479,7 +480,8 @@ static void rule_attr(struct ibh_rule *rule, const struct nlattr *a, const struc
 		break;
 	case FRA_FLOW:
 		/* realms: compared like from/to on add, a wildcard when 0 */
-		desc_add(rule, " realms 0x%x", nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
+		desc_add(rule, " realms 0x%x",
+			 nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
 		rule->exact = false;
 		return;
 	default:
@@ -526,8 +528,7 @@ static int parse_rule(struct nlmsghdr *nlh, void *arg)
 		desc_add(rule, "from all");
 	if (frh->tos)
 		desc_add(rule, " tos 0x%x", frh->tos);
-	nlmsg_for_each_attr (a, nlh, sizeof(*frh), rem)
-		rule_attr(rule, a, frh);
+	nlmsg_for_each_attr(a, nlh, sizeof(*frh), rem) rule_attr(rule, a, frh);
 	if (frh->action == FR_ACT_TO_TBL)
 		desc_add(rule, " lookup %u", rule->table);
 	else
@@ -600,7 +601,8 @@ static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
 	route->type = rtm->rtm_type;
 	route->tos = rtm->rtm_tos;
 	route->gateway = tb[RTA_GATEWAY] || tb[RTA_VIA] || tb[RTA_MULTIPATH];
-	nlmsg_for_each_attr (a, nlh, sizeof(*rtm), rem) {
+	nlmsg_for_each_attr(a, nlh, sizeof(*rtm), rem)
+	{
 		switch (nla_type(a)) {
 		case RTA_DST:
 		case RTA_PREFSRC:
@@ -798,8 +800,7 @@ int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struc
 	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));
 	int r;
 
-	if (!msg || put_ip(msg, RTA_DST, dst) < 0 ||
-	    nla_put_u32(msg, RTA_OIF, (uint32_t)oif) < 0) {
+	if (!msg || put_ip(msg, RTA_DST, dst) < 0 || nla_put_u32(msg, RTA_OIF, (uint32_t)oif) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}

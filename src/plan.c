@@ -282,7 +282,8 @@ const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const st
 		const struct ibh_rule *f = &o->rules[j];
 
 		if (f->src.family == w->src.family && f->action == FR_ACT_TO_TBL &&
-		    f->table == w->table && f->priority == w->priority && ip_equal(&f->src, &w->src) &&
+		    f->table == w->table && f->priority == w->priority &&
+		    ip_equal(&f->src, &w->src) &&
 		    (!o->rule_protocol || f->protocol == RTPROT_KERNEL) && !f->strict &&
 		    !plan_rule_equal(f, w))
 			return f;
@@ -305,11 +306,11 @@ static const struct ibh_route *route_delete_hits(const struct ibh_observed *o, s
 		if (f->table != r->table || !ip_equal(&f->dst, &r->dst) || f->oif != r->oif ||
 		    f->protocol != r->protocol || plan_route_equal(f, r))
 			continue;
-		if (r->dst.family == AF_INET6 ? f->metric == r->metric
-					      : f->tos == 0 && f->type == r->type &&
-							f->scope == r->scope &&
-							f->src.family == r->src.family &&
-							ip_same_address(&f->src, &r->src))
+		if (r->dst.family == AF_INET6
+			    ? f->metric == r->metric
+			    : f->tos == 0 && f->type == r->type && f->scope == r->scope &&
+				      f->src.family == r->src.family &&
+				      ip_same_address(&f->src, &r->src))
 			return f;
 	}
 	return NULL;
@@ -319,10 +320,16 @@ static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
 {
 	char a[64];
 	static const char *const types[] = {
-		[RTN_UNICAST] = "", [RTN_LOCAL] = "local ", [RTN_BROADCAST] = "broadcast ",
-		[RTN_ANYCAST] = "anycast ", [RTN_MULTICAST] = "multicast ",
-		[RTN_BLACKHOLE] = "blackhole ", [RTN_UNREACHABLE] = "unreachable ",
-		[RTN_PROHIBIT] = "prohibit ", [RTN_THROW] = "throw ", [RTN_NAT] = "nat ",
+		[RTN_UNICAST] = "",
+		[RTN_LOCAL] = "local ",
+		[RTN_BROADCAST] = "broadcast ",
+		[RTN_ANYCAST] = "anycast ",
+		[RTN_MULTICAST] = "multicast ",
+		[RTN_BLACKHOLE] = "blackhole ",
+		[RTN_UNREACHABLE] = "unreachable ",
+		[RTN_PROHIBIT] = "prohibit ",
+		[RTN_THROW] = "throw ",
+		[RTN_NAT] = "nat ",
 	};
 	const char *type = r->type < sizeof(types) / sizeof(types[0]) && types[r->type]
 				   ? types[r->type]
@@ -330,7 +337,9 @@ static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
 
 	snprintf(buf, size, "%s%s%s%s%s%s", type, ip_to_string(&r->dst, a, sizeof(a), true),
 		 r->gateway ? " via a gateway" : "", r->oif_name[0] ? " dev " : "",
-		 r->oif_name[0] ? r->oif_name : r->oif ? " dev ?" : "",
+		 r->oif_name[0] ? r->oif_name
+		 : r->oif	? " dev ?"
+				: "",
 		 r->extra ? " (with more attributes)" : "");
 	return buf;
 }
@@ -391,9 +400,10 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		if (!owner && !adopt) {
 			/* the user's own routes in T stay; one through another device makes T theirs */
 			if (route_has_device(have) && have->oif != o->link.ifindex)
-				return refuse(p, -EEXIST,
-					      "table %u holds route %s that ib-hook did not install",
-					      o->table, route_text(have, buf, sizeof(buf)));
+				return refuse(
+					p, -EEXIST,
+					"table %u holds route %s that ib-hook did not install",
+					o->table, route_text(have, buf, sizeof(buf)));
 			continue;
 		}
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
@@ -533,8 +543,8 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 			r = refuse(p, -EEXIST,
 				   "rule '%s', which ib-hook did not install, makes the kernel "
 				   "refuse rule from %s lookup %u priority %u",
-				   hit->desc, ip_to_string(&want.src, a, sizeof(a), false), want.table,
-				   want.priority);
+				   hit->desc, ip_to_string(&want.src, a, sizeof(a), false),
+				   want.table, want.priority);
 			goto cleanup;
 		}
 		r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);
@@ -600,7 +610,8 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 			planned = (p->ops[k].kind == IBH_OP_MAIN_RESTORE ||
 				   p->ops[k].kind == IBH_OP_MAIN_DEL) &&
 				  ip_equal(&p->ops[k].route.dst, &rec->route.dst);
-		if (!planned && (action == IBH_ACTION_REMOVE || main_route_of(o, &rec->route.dst)) &&
+		if (!planned &&
+		    (action == IBH_ACTION_REMOVE || main_route_of(o, &rec->route.dst)) &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -655,7 +666,8 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 		goto done;
 	}
 	if (o->table_shared_with[0]) {
-		refuse(&p, -EEXIST, "table %u is also the table of '%s'; give each its own in [Tables]",
+		refuse(&p, -EEXIST,
+		       "table %u is also the table of '%s'; give each its own in [Tables]",
 		       o->table, o->table_shared_with);
 		goto done;
 	}
@@ -739,13 +751,14 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			if (at < 0) {
 				r = push_forget(&p, rec);
 			} else if (route_delete_hits(o, (size_t)at)) {
-				r = refuse(&p, -EBUSY,
-					   "deleting leftover route %s from table %u would delete "
-					   "route %s that ib-hook did not install, which comes first",
-					   ip_to_string(&rec->route.dst, buf, 64, true),
-					   rec->route.table,
-					   route_text(route_delete_hits(o, (size_t)at), buf + 64,
-						      sizeof(buf) - 64));
+				r = refuse(
+					&p, -EBUSY,
+					"deleting leftover route %s from table %u would delete "
+					"route %s that ib-hook did not install, which comes first",
+					ip_to_string(&rec->route.dst, buf, 64, true),
+					rec->route.table,
+					route_text(route_delete_hits(o, (size_t)at), buf + 64,
+						   sizeof(buf) - 64));
 			} else
 				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
 					       rec->ifname, rec->ifindex);
@@ -903,8 +916,9 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		break;
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
-		what = op->kind == IBH_OP_ADOPT ? "recorded as its own (installed before the record)"
-						: "forgot (gone from the kernel)";
+		what = op->kind == IBH_OP_ADOPT
+			       ? "recorded as its own (installed before the record)"
+			       : "forgot (gone from the kernel)";
 		if (op->rec.kind == IBH_REC_RULE)
 			snprintf(buf, size, "%s: rule from %s lookup %u", what,
 				 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table);

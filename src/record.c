@@ -43,9 +43,8 @@ bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 	if (!ip_equal(&x->dst, &y->dst) || x->oif != y->oif || x->table != y->table ||
 	    x->src.family != y->src.family || (x->src.family && !ip_same_address(&x->src, &y->src)))
 		return false;
-	return a->kind == IBH_REC_MAIN ||
-	       (x->metric == y->metric && x->scope == y->scope && x->protocol == y->protocol &&
-		x->type == y->type);
+	return a->kind == IBH_REC_MAIN || (x->metric == y->metric && x->scope == y->scope &&
+					   x->protocol == y->protocol && x->type == y->type);
 }
 
 struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *rec)
@@ -105,15 +104,15 @@ void rec_format(char *buf, size_t size, const struct ibh_rec *rec)
 			 rec->rule.priority);
 		break;
 	case IBH_REC_ROUTE:
-		snprintf(buf, size, "route %s %d %s %d %u %s %u %u %u %u", rec->ifname, rec->ifindex,
-			 text(&rt->dst, a, sizeof(a), true), rt->oif, rt->table,
+		snprintf(buf, size, "route %s %d %s %d %u %s %u %u %u %u", rec->ifname,
+			 rec->ifindex, text(&rt->dst, a, sizeof(a), true), rt->oif, rt->table,
 			 text(&rt->src, b, sizeof(b), false), rt->metric, rt->scope, rt->protocol,
 			 rt->type);
 		break;
 	case IBH_REC_MAIN:
 		snprintf(buf, size, "main %s %d %s %d %s %u", rec->ifname, rec->ifindex,
-			 text(&rt->dst, a, sizeof(a), true), rt->oif, text(&rt->src, b, sizeof(b), false),
-			 rt->metric);
+			 text(&rt->dst, a, sizeof(a), true), rt->oif,
+			 text(&rt->src, b, sizeof(b), false), rt->metric);
 		break;
 	}
 }

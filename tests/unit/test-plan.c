@@ -2,6 +2,7 @@
 /* plan() over hand-made observed states: what apply would do, op by op */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include "config.h"
 #include "plan.h"
+#include "record.h"
 
 #define IB1 4
 #define T1  1004
@@ -31,10 +33,11 @@ static struct ibh_rule rule(const char *src, uint32_t table, uint32_t prio)
 	struct ibh_rule r = { .table = table,
 			      .priority = prio,
 			      .protocol = RTPROT_KERNEL,
-			      .plain = true,
-			      .live = true };
+			      .action = FR_ACT_TO_TBL,
+			      .exact = true };
 
 	r.src = ip(src, strchr(src, ':') ? 128 : 32);
+	snprintf(r.desc, sizeof(r.desc), "from %s lookup %u priority %u", src, table, prio);
 	return r;
 }
 
@@ -57,10 +60,12 @@ static struct ibh_route route(const char *dst, unsigned int len, int oif, const 
 struct fixture {
 	struct ibh_config c;
 	struct ibh_observed o;
-	struct ibh_ip addrs[4];
-	struct ibh_rule rules[8];
-	struct ibh_route routes[4];
+	struct ibh_addr addrs[4];
+	struct ibh_ip taken[2];
+	struct ibh_rule rules[12];
+	struct ibh_route routes[6];
 	struct ibh_route main_routes[2];
+	struct ibh_record record;
 	struct ibh_plan p;
 };
 
@@ -68,19 +73,24 @@ static int setup(void **state)
 {
 	static struct fixture f;
 
+	record_clear(&f.record);
 	memset(&f, 0, sizeof(f));
 	config_defaults(&f.c);
 	strcpy(f.o.link.name, "ib1");
 	f.o.link.ifindex = IB1;
 	f.o.link.up = true;
 	f.o.table = config_table(&f.c, "ib1", IB1);
-	f.addrs[0] = ip("172.16.34.2", 16);
+	f.addrs[0].ip = ip("172.16.34.2", 16);
 	f.o.addrs = f.addrs;
 	f.o.n_addrs = 1;
-	f.rules[0] = (struct ibh_rule){ .table = RT_TABLE_LOCAL, .plain = true };
-	f.rules[1] = (struct ibh_rule){ .table = RT_TABLE_MAIN, .priority = 32766, .plain = true };
-	f.rules[2] =
-		(struct ibh_rule){ .table = RT_TABLE_DEFAULT, .priority = 32767, .plain = true };
+	f.o.taken = f.taken;
+	f.rules[0] = (struct ibh_rule){ .table = RT_TABLE_LOCAL, .action = FR_ACT_TO_TBL };
+	f.rules[1] = (struct ibh_rule){ .table = RT_TABLE_MAIN,
+					.priority = 32766,
+					.action = FR_ACT_TO_TBL };
+	f.rules[2] = (struct ibh_rule){ .table = RT_TABLE_DEFAULT,
+					.priority = 32767,
+					.action = FR_ACT_TO_TBL };
 	for (int i = 0; i < 3; i++)
 		f.rules[i].src.family = AF_INET;
 	f.o.rules = f.rules;
@@ -88,6 +98,9 @@ static int setup(void **state)
 	f.o.rule_protocol = true;
 	f.o.routes = f.routes;
 	f.o.main_routes = f.main_routes;
+	f.o.main_known = true;
+	f.record.present = true;
+	f.o.record = &f.record;
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++)
 		f.o.sysctl[k] = 0;
 	*state = &f;
@@ -99,17 +112,15 @@ static int teardown(void **state)
 	struct fixture *f = *state;
 
 	plan_clear(&f->p);
+	record_clear(&f->record);
 	return 0;
 }
 
-/* the plan as `ip` commands, one per line */
-static const char *dump(struct fixture *f, enum ibh_action action)
+static const char *format(struct fixture *f)
 {
 	static char buf[4096];
 	FILE *m;
 
-	plan_clear(&f->p);
-	assert_int_equal(plan_build(&f->c, &f->o, action, &f->p), 0);
 	m = fmemopen(buf, sizeof(buf), "w");
 	assert_non_null(m);
 	for (size_t i = 0; i < f->p.n_ops; i++)
@@ -119,11 +130,58 @@ static const char *dump(struct fixture *f, enum ibh_action action)
 	return buf;
 }
 
+/* the plan as `ip` commands, one per line */
+static const char *dump(struct fixture *f, enum ibh_action action)
+{
+	plan_clear(&f->p);
+	assert_int_equal(plan_build(&f->c, &f->o, action, &f->p), 0);
+	return format(f);
+}
+
+static const char *dump_leftovers(struct fixture *f)
+{
+	plan_clear(&f->p);
+	assert_int_equal(plan_leftovers(&f->o, &f->p), 0);
+	return format(f);
+}
+
+static void remember_rule(struct fixture *f, const struct ibh_rule *r, const char *ifname,
+			  int ifindex)
+{
+	struct ibh_rec rec = { .kind = IBH_REC_RULE, .rule = *r, .ifindex = ifindex };
+
+	strcpy(rec.ifname, ifname);
+	assert_int_equal(record_add(&f->record, &rec), 0);
+}
+
+static void remember_route(struct fixture *f, enum ibh_rec_kind kind, const struct ibh_route *r,
+			   const char *ifname, int ifindex)
+{
+	struct ibh_rec rec = { .kind = kind, .route = *r, .ifindex = ifindex };
+
+	strcpy(rec.ifname, ifname);
+	assert_int_equal(record_add(&f->record, &rec), 0);
+}
+
+static void add_rule(struct fixture *f, struct ibh_rule r, bool ours)
+{
+	f->rules[f->o.n_rules++] = r;
+	if (ours)
+		remember_rule(f, &r, "ib1", IB1);
+}
+
+static void add_route(struct fixture *f, struct ibh_route r, bool ours)
+{
+	f->routes[f->o.n_routes++] = r;
+	if (ours)
+		remember_route(f, IBH_REC_ROUTE, &r, "ib1", IB1);
+}
+
 /* the observed state once the fresh plan ran */
 static void make_applied(struct fixture *f)
 {
-	f->rules[f->o.n_rules++] = rule("172.16.34.2", T1, 1000);
-	f->routes[f->o.n_routes++] = route("172.16.0.0", 16, IB1, "172.16.34.2", T1);
+	add_rule(f, rule("172.16.34.2", T1, 1000), true);
+	add_route(f, route("172.16.0.0", 16, IB1, "172.16.34.2", T1), true);
 	f->o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
 	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
 }
@@ -135,7 +193,7 @@ static void test_fresh(void **state)
 	assert_int_equal(f->o.table, 1004);
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
 		"table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
@@ -152,61 +210,140 @@ static void test_already_applied(void **state)
 	assert_int_equal(f->p.n_ops, 0);
 }
 
-static void test_duplicate_rule(void **state)
-{
-	struct fixture *f = *state;
-
-	make_applied(f);
-	f->rules[f->o.n_rules++] = rule("172.16.34.2", T1, 1000);
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-			    "ip neigh flush dev ib1\n");
-}
-
 static void test_stale_rule(void **state)
 {
 	struct fixture *f = *state;
 
 	make_applied(f);
-	/* an address ib1 no longer has, and ib1's address pointing at another ib-hook table */
-	f->rules[f->o.n_rules++] = rule("172.16.34.9", T1, 1000);
-	f->rules[f->o.n_rules++] = rule("172.16.34.2", 1003, 1000);
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip rule del from 172.16.34.9 lookup 1004 priority 1000\n"
-			    "ip rule del from 172.16.34.2 lookup 1003 priority 1000\n"
-			    "ip neigh flush dev ib1\n");
+	/* an address ib1 no longer has: recorded for ib1, so it goes */
+	add_rule(f, rule("172.16.34.9", T1, 1000), true);
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip rule del from 172.16.34.9 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
 }
 
-static void test_orphan_rule(void **state)
-{
-	struct fixture *f = *state;
-
-	make_applied(f);
-	/* another live interface's rule stays; a vanished interface's rule goes */
-	f->rules[f->o.n_rules++] = rule("172.16.34.1", 1003, 1000);
-	f->rules[f->o.n_rules] = rule("172.16.34.7", 1009, 1000);
-	f->rules[f->o.n_rules++].live = false;
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip rule del from 172.16.34.7 lookup 1009 priority 1000\n"
-			    "ip neigh flush dev ib1\n");
-}
-
-static void test_foreign_rules_untouched(void **state)
+static void test_unrecorded_lookalikes_untouched(void **state)
 {
 	struct fixture *f = *state;
 	struct ibh_rule r;
 
 	make_applied(f);
-	/* same source, but another priority, a selector, no protocol, or a user's table */
-	f->rules[f->o.n_rules++] = rule("172.16.34.2", 942, 32765);
+	/* exactly ib-hook's shape, priority and table, but not in the record */
+	add_rule(f, rule("172.16.34.9", T1, 1000), false);
+	add_rule(f, rule("192.0.2.7", 7777, 1000), false);
+	/* selectors ib-hook never sets */
 	r = rule("172.16.34.2", T1, 1000);
-	r.plain = false;
-	f->rules[f->o.n_rules++] = r;
-	r = rule("172.16.34.2", 1003, 1000);
-	r.protocol = RTPROT_BOOT;
-	f->rules[f->o.n_rules++] = r;
-	f->rules[f->o.n_rules++] = rule("172.16.34.2", 100, 1000);
+	r.exact = false;
+	r.strict = true;
+	add_rule(f, r, false);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+}
+
+static void test_delete_would_hit_foreign_rule(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_rule iif = rule("172.16.34.2", T1, 1000);
+
+	/* `ip rule add from A iif ib0 lookup T priority P proto kernel`, before ib-hook's */
+	iif.exact = false;
+	iif.strict = true;
+	strcpy(iif.desc, "from 172.16.34.2 iif ib0 lookup 1004 priority 1000 proto 2");
+	add_rule(f, iif, false);
+	make_applied(f);
+	assert_string_equal(dump(f, IBH_ACTION_REMOVE), "");
+	assert_int_equal(f->p.refused, -EBUSY);
+	assert_non_null(strstr(f->p.why, "iif ib0"));
+	/* another protocol is compared by the kernel: no conflict */
+	f->rules[3].protocol = RTPROT_STATIC;
+	dump(f, IBH_ACTION_REMOVE);
+	assert_int_equal(f->p.refused, 0);
+	/* unless the kernel is too old to compare it */
+	f->o.rule_protocol = false;
+	dump(f, IBH_ACTION_REMOVE);
+	assert_int_equal(f->p.refused, -EBUSY);
+}
+
+static void test_add_blocked_by_foreign_rule(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_rule to = rule("172.16.34.2", T1, 1000);
+
+	/* `to 10.0.0.0/8 from A lookup T priority P proto kernel`: EEXIST for ib-hook's add */
+	to.exact = false;
+	strcpy(to.desc, "from 172.16.34.2 to 10.0.0.0/8 lookup 1004 priority 1000 proto 2");
+	add_rule(f, to, false);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.refused, -EEXIST);
+	assert_non_null(strstr(f->p.why, "to 10.0.0.0/8"));
+	/* a strict selector (iif) does not keep the kernel from adding */
+	f->rules[3].strict = true;
+	dump(f, IBH_ACTION_APPLY);
+	assert_int_equal(f->p.refused, 0);
+}
+
+static void test_identical_foreign_rule_serves(void **state)
+{
+	struct fixture *f = *state;
+
+	/* the user's own rule, identical to ib-hook's: it serves, and it stays theirs */
+	add_rule(f, rule("172.16.34.2", T1, 1000), false);
+	add_route(f, route("172.16.0.0", 16, IB1, "172.16.34.2", T1), true);
+	f->o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
+			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "172.16.34.2 table 1004\n"
+			    "ip neigh flush dev ib1\n");
+}
+
+static void test_adopt_without_record(void **state)
+{
+	struct fixture *f = *state;
+
+	/* 0.1.0 installed these and kept no record */
+	f->record.present = false;
+	add_rule(f, rule("172.16.34.2", T1, 1000), false);
+	add_route(f, route("172.16.0.0", 16, IB1, "172.16.34.2", T1), false);
+	add_rule(f, rule("172.16.34.9", T1, 1000), false);
+	f->o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
+	/* what apply would install is adopted; a look-alike for another address is not */
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.n_ops, 2);
+	assert_int_equal(f->p.ops[0].kind, IBH_OP_ADOPT);
+	assert_int_equal(f->p.ops[1].kind, IBH_OP_ADOPT);
+	assert_false(plan_op_is_drift(&f->p.ops[0]));
+	/* and removed by remove, never doubled */
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+}
+
+static void test_forget_what_is_gone(void **state)
+{
+	struct fixture *f = *state;
+
+	/* a link bounce emptied T: the record still names the route */
+	make_applied(f);
+	f->o.n_routes = 0;
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"table 1004\n"
+		"ip neigh flush dev ib1\n");
+	assert_int_equal(f->p.n_ops, 3);
+	assert_int_equal(f->p.ops[0].kind, IBH_OP_FORGET);
 }
 
 static void test_address_changed(void **state)
@@ -214,14 +351,31 @@ static void test_address_changed(void **state)
 	struct fixture *f = *state;
 
 	make_applied(f);
-	f->addrs[0] = ip("10.20.0.2", 24);
+	f->addrs[0].ip = ip("10.20.0.2", 24);
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip route append 10.20.0.0/24 dev ib1 proto kernel scope link src "
+		"10.20.0.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip rule add from 10.20.0.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+}
+
+static void test_peer_address(void **state)
+{
+	struct fixture *f = *state;
+
+	/* `ip addr add 10.72.0.1 peer 10.99.0.0/24`: the kernel routes the peer's prefix */
+	f->addrs[0].ip = ip("10.72.0.1", 24);
+	f->addrs[0].peer = ip("10.99.0.0", 24);
+	f->c.sysctl[IBH_SYSCTL_ARP_IGNORE] = IBH_SYSCTL_KEEP;
+	f->c.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = IBH_SYSCTL_KEEP;
 	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
-			    "172.16.34.2 table 1004\n"
-			    "ip route replace 10.20.0.0/24 dev ib1 proto kernel scope link src "
-			    "10.20.0.2 table 1004\n"
-			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-			    "ip rule add from 10.20.0.2 lookup 1004 priority 1000 protocol kernel\n"
+			    "ip route append 10.99.0.0/24 dev ib1 proto kernel scope link src "
+			    "10.72.0.1 table 1004\n"
+			    "ip rule add from 10.72.0.1 lookup 1004 priority 1000 protocol kernel\n"
 			    "ip neigh flush dev ib1\n");
 }
 
@@ -230,7 +384,7 @@ static void test_second_address_same_prefix(void **state)
 	struct fixture *f = *state;
 
 	make_applied(f);
-	f->addrs[f->o.n_addrs++] = ip("172.16.34.3", 16);
+	f->addrs[f->o.n_addrs++].ip = ip("172.16.34.3", 16);
 	/* one route per prefix (the primary's source), one rule per address */
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
@@ -238,21 +392,36 @@ static void test_second_address_same_prefix(void **state)
 		"ip neigh flush dev ib1\n");
 }
 
+static void test_same_address_on_lower_link(void **state)
+{
+	struct fixture *f = *state;
+
+	/* ib0 (lower index) has ib1's address too: ib0's table serves it, stably */
+	make_applied(f);
+	f->taken[f->o.n_taken++] = ip("172.16.34.2", 16);
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+	f->o.n_rules--;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+}
+
 static void test_ipv6(void **state)
 {
 	struct fixture *f = *state;
 
 	make_applied(f);
-	f->addrs[f->o.n_addrs++] = ip("2001:db8::2", 64);
+	f->addrs[f->o.n_addrs++].ip = ip("2001:db8::2", 64);
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip -6 route replace 2001:db8::/64 dev ib1 proto kernel table 1004\n"
+		"ip -6 route append 2001:db8::/64 dev ib1 proto kernel metric 1024 table 1004\n"
 		"ip -6 rule add from 2001:db8::2 lookup 1004 priority 1000 protocol kernel\n"
 		"ip neigh flush dev ib1\n");
 	f->c.ipv6 = false;
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
 	f->c.ipv6 = true;
-	f->addrs[f->o.n_addrs - 1] = ip("fe80::2", 64);
+	f->addrs[f->o.n_addrs - 1].ip = ip("fe80::2", 64);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
 }
 
@@ -265,82 +434,104 @@ static void test_foreign_table(void **state)
 	strcpy(f->routes[f->o.n_routes++].oif_name, "eth0");
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
 	assert_int_equal(f->p.refused, -EEXIST);
-	assert_non_null(strstr(f->p.why, "through 'eth0'"));
+	assert_non_null(strstr(f->p.why, "10.0.0.0/8 dev eth0"));
 	assert_string_equal(dump(f, IBH_ACTION_REMOVE), "");
 	assert_int_equal(f->p.refused, -EEXIST);
 }
 
-static void test_table_left_by_managed_link(void **state)
+static void test_user_routes_in_table_kept(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route r;
+
+	make_applied(f);
+	/* a gateway route on ib1 for the same prefix, hardening, an IPv6 blackhole */
+	r = route("172.16.0.0", 16, IB1, NULL, T1);
+	r.gateway = true;
+	r.scope = RT_SCOPE_UNIVERSE;
+	r.protocol = RTPROT_BOOT;
+	add_route(f, r, false);
+	r = route("0.0.0.0", 0, 0, NULL, T1);
+	r.type = RTN_UNREACHABLE;
+	add_route(f, r, false);
+	r = route("::", 0, 1, NULL, T1);
+	r.type = RTN_BLACKHOLE;
+	add_route(f, r, false);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.refused, 0);
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+}
+
+static void test_shared_table(void **state)
 {
 	struct fixture *f = *state;
 
-	/* ib0 moved to another table: its old route in T is ib-hook's own leftover */
-	f->routes[f->o.n_routes] = route("172.16.0.0", 16, 3, "172.16.34.1", T1);
-	strcpy(f->routes[f->o.n_routes].oif_name, "ib0");
-	f->routes[f->o.n_routes++].oif_managed = true;
-	assert_int_equal(f->p.refused, 0);
+	strcpy(f->o.table_shared_with, "ib0");
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.refused, -EEXIST);
+	assert_non_null(strstr(f->p.why, "'ib0'"));
+}
+
+static void test_main_delete_and_give_back(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route m = route("172.16.0.0", 16, IB1, "172.16.34.2", 254);
+
+	make_applied(f);
+	f->c.main_route = IBH_MAIN_DELETE;
+	f->main_routes[f->o.n_main_routes++] = m;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "172.16.34.2 table main\n"
+			    "ip neigh flush dev ib1\n");
+	assert_true(plan_op_is_drift(&f->p.ops[0]));
+	/* gone from main: nothing to do */
+	f->o.n_main_routes = 0;
+	remember_route(f, IBH_REC_MAIN, &m, "ib1", IB1);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	/* remove gives main its prefix route back, so that the subnet stays reachable */
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table main\n"
+		"ip neigh flush dev ib1\n");
+}
+
+static void test_leftovers(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route old = route("172.16.0.0", 16, IB1, "172.16.34.2", 5004);
+
+	/* TableBase moved from 5000 to 1000: the old rule and route are leftovers */
+	add_rule(f, rule("172.16.34.2", 5004, 1000), true);
+	add_route(f, old, true);
+	remember_route(f, IBH_REC_MAIN, &old, "ib9", 9);
+	for (size_t i = 0; i < f->record.n; i++)
+		f->record.recs[i].leftover = true;
+	f->o.n_main_routes = 0;
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route del 172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1 table "
-		"1004\n"
-		"ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
-		"table 1004\n"
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
 		"ip neigh flush dev ib1\n");
-}
-
-static void test_user_route_on_link_kept(void **state)
-{
-	struct fixture *f = *state;
-
-	make_applied(f);
-	f->routes[f->o.n_routes] = route("0.0.0.0", 0, IB1, NULL, T1);
-	f->routes[f->o.n_routes++].gateway = true;
-	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
-}
-
-static void test_main_delete(void **state)
-{
-	struct fixture *f = *state;
-
-	make_applied(f);
-	f->c.main_route = IBH_MAIN_DELETE;
-	/* apply does not read main (it may hold a million routes): it deletes blindly */
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip route del 172.16.0.0/16 dev ib1 proto kernel table main\n"
-			    "ip neigh flush dev ib1\n");
-	assert_true(f->p.ops[0].maybe);
-	assert_false(plan_op_is_drift(&f->p.ops[0]));
-	/* --status reads main through ib1: present is drift, absent is nothing to do */
-	f->o.main_known = true;
-	f->main_routes[f->o.n_main_routes++] = route("172.16.0.0", 16, IB1, "172.16.34.2", 254);
-	dump(f, IBH_ACTION_APPLY);
-	assert_int_equal(f->p.n_ops, 2);
-	assert_true(plan_op_is_drift(&f->p.ops[0]));
-	f->o.n_main_routes = 0;
-	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
-}
-
-static void test_remove(void **state)
-{
-	struct fixture *f = *state;
-
-	make_applied(f);
-	f->c.main_route = IBH_MAIN_DELETE;
-	/* remove leaves main and the sysctls alone */
-	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
-			    "ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
-			    "172.16.34.2 table 1004\n"
-			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-			    "ip neigh flush dev ib1\n");
-	/* after ifdown the address is gone, the rule pointing at T still goes */
-	f->o.n_addrs = 0;
-	f->o.n_routes = 0;
-	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
-			    "ip rule del from 172.16.34.2 lookup 1004 priority 1000\n"
-			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump_leftovers(f),
+		"ip rule del from 172.16.34.2 lookup 5004 priority 1000 protocol kernel\n"
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 5004\n"
+		"ip route append 172.16.0.0/16 dev ib9 proto kernel scope link src "
+		"172.16.34.2 table 5004\n");
 }
 
 static void test_no_address(void **state)
@@ -371,7 +562,7 @@ static void test_priority_and_tables(void **state)
 	f->c.n_tables = 1;
 	f->o.table = config_table(&f->c, "ib1", IB1);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip route replace 172.16.0.0/16 dev ib1 proto kernel scope link src "
+			    "ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src "
 			    "172.16.34.2 table 942\n"
 			    "ip rule add from 172.16.34.2 lookup 942 priority 77 protocol kernel\n"
 			    "sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
@@ -388,14 +579,31 @@ static void test_reserved_table(void **state)
 	assert_int_equal(f->p.refused, -ERANGE);
 }
 
-static void test_old_kernel_without_rule_protocol(void **state)
+static void test_record_lines(void **state)
 {
 	struct fixture *f = *state;
+	struct ibh_rec in[3] = {}, out;
+	char line[256];
 
 	make_applied(f);
-	f->o.rule_protocol = false;
-	f->rules[3].protocol = 0;
-	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	in[0] = f->record.recs[0];
+	in[1] = f->record.recs[1];
+	in[2].kind = IBH_REC_ROUTE;
+	in[2].route = route("2001:db8::", 64, IB1, NULL, T1);
+	strcpy(in[2].ifname, "ibp4s0d1");
+	in[2].ifindex = 12;
+	for (int i = 0; i < 3; i++) {
+		rec_format(line, sizeof(line), &in[i]);
+		assert_int_equal(rec_parse(line, &out), 0);
+		assert_true(rec_same_object(&in[i], &out));
+		assert_string_equal(in[i].ifname, out.ifname);
+		assert_int_equal(in[i].ifindex, out.ifindex);
+	}
+	assert_int_equal(rec_parse("rule ib1 4 172.16.34.2/32 1004", &out), -EINVAL);
+	assert_int_equal(rec_parse("rule ib1 4 172.16.34.2/33 1004 1000", &out), -EINVAL);
+	assert_int_equal(rec_parse("rule ib1 4 172.16.34.2/32 1004 1000 extra", &out), -EINVAL);
+	assert_int_equal(rec_parse("route ib1 4 nonsense 4 1004 - 0 0 2 1", &out), -EINVAL);
+	assert_int_equal(rec_parse("table ib1 4", &out), -EINVAL);
 }
 
 static void test_prefix(void **state)
@@ -425,23 +633,28 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_fresh),
 		T(test_already_applied),
-		T(test_duplicate_rule),
 		T(test_stale_rule),
-		T(test_orphan_rule),
-		T(test_foreign_rules_untouched),
+		T(test_unrecorded_lookalikes_untouched),
+		T(test_delete_would_hit_foreign_rule),
+		T(test_add_blocked_by_foreign_rule),
+		T(test_identical_foreign_rule_serves),
+		T(test_adopt_without_record),
+		T(test_forget_what_is_gone),
 		T(test_address_changed),
+		T(test_peer_address),
 		T(test_second_address_same_prefix),
+		T(test_same_address_on_lower_link),
 		T(test_ipv6),
 		T(test_foreign_table),
-		T(test_table_left_by_managed_link),
-		T(test_user_route_on_link_kept),
-		T(test_main_delete),
-		T(test_remove),
+		T(test_user_routes_in_table_kept),
+		T(test_shared_table),
+		T(test_main_delete_and_give_back),
+		T(test_leftovers),
 		T(test_no_address),
 		T(test_sysctl_keep),
 		T(test_priority_and_tables),
 		T(test_reserved_table),
-		T(test_old_kernel_without_rule_protocol),
+		T(test_record_lines),
 		T(test_prefix),
 	};
 
