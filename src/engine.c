@@ -182,42 +182,6 @@ static int link_by_name(struct ibh_engine *e, const char *name, struct ibh_link 
 	return netlink_get_link(e->nl, name, ret);
 }
 
-/*
- * A record entry is a leftover when no current interface and configuration
- * wants it: its link is gone, renamed or no longer matched, its table or
- * priority changed, IPv6 was switched off, MainRoute= went back to keep.
- */
-static void mark_leftovers(struct ibh_engine *e)
-{
-	const struct ibh_config *c = e->config;
-
-	for (size_t i = 0; i < e->record.n; i++) {
-		struct ibh_rec *rec = &e->record.recs[i];
-		struct ibh_link l;
-		uint8_t family =
-			rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
-
-		rec->leftover = true;
-		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0 ||
-		    !link_is_managed(c, &l))
-			continue;
-		if (family == AF_INET6 && !c->ipv6)
-			continue;
-		switch (rec->kind) {
-		case IBH_REC_RULE:
-			rec->leftover = rec->rule.table != config_table(c, l.name, l.ifindex) ||
-					rec->rule.priority != c->priority;
-			break;
-		case IBH_REC_ROUTE:
-			rec->leftover = rec->route.table != config_table(c, l.name, l.ifindex);
-			break;
-		case IBH_REC_MAIN:
-			rec->leftover = c->main_route != IBH_MAIN_DELETE;
-			break;
-		}
-	}
-}
-
 /* another managed link that exists and has table t: [Tables] made them collide */
 static void find_table_sharer(struct ibh_engine *e, const struct ibh_link *link, uint32_t t,
 			      char *ret, size_t size)
@@ -237,6 +201,54 @@ static void find_table_sharer(struct ibh_engine *e, const struct ibh_link *link,
 	    link_by_index(e, (int)(t - c->table_base), &other) == 0 && link_is_managed(c, &other) &&
 	    config_table_of(c, other.name) == 0)
 		snprintf(ret, size, "%s", other.name);
+}
+
+/*
+ * A record entry is a leftover when no current interface and configuration
+ * wants it: its link is gone, renamed or no longer matched, its table or
+ * priority changed, IPv6 was switched off, MainRoute= went back to keep.
+ */
+static void mark_leftovers(struct ibh_engine *e)
+{
+	const struct ibh_config *c = e->config;
+
+	for (size_t i = 0; i < e->record.n; i++) {
+		struct ibh_rec *rec = &e->record.recs[i];
+		struct ibh_link l;
+		uint8_t family =
+			rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
+
+		char sharer[IF_NAMESIZE] = "";
+
+		rec->leftover = true;
+		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0 ||
+		    !link_is_managed(c, &l))
+			continue;
+		/* a [Tables] collision refuses the link: what works stays until it is fixed */
+		find_table_sharer(e, &l, config_table(c, l.name, l.ifindex), sharer,
+				  sizeof(sharer));
+		if (sharer[0]) {
+			rec->leftover = false;
+			continue;
+		}
+		if (family == AF_INET6 && !c->ipv6)
+			continue;
+		switch (rec->kind) {
+		case IBH_REC_RULE:
+			rec->leftover = rec->rule.table != config_table(c, l.name, l.ifindex) ||
+					rec->rule.priority != c->priority;
+			break;
+		case IBH_REC_ROUTE:
+			rec->leftover = rec->route.table != config_table(c, l.name, l.ifindex);
+			break;
+		case IBH_REC_MAIN:
+			rec->leftover = c->main_route != IBH_MAIN_DELETE;
+			break;
+		case IBH_REC_LINK:
+			rec->leftover = false;
+			break;
+		}
+	}
 }
 
 /* an address inside prefix that is none of the link's own: what the kernel routes by it */
@@ -796,6 +808,9 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 	mark_leftovers(e);
 	for (size_t i = 0; i < e->record.n; i++)
 		n += e->record.recs[i].leftover;
+	if (req->mode == IBH_MODE_STATUS)
+		fprintf(req->out, "record: %s (%s, %zu object(s))\n", e->record_path,
+			e->record.present ? "present" : "absent", e->record.n);
 	if (n == 0)
 		return IBH_OK;
 
@@ -805,7 +820,7 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 		const struct ibh_rec *rec = &e->record.recs[i];
 		bool seen = false;
 
-		if (!rec->leftover || rec->kind == IBH_REC_RULE)
+		if (!rec->leftover || rec->kind == IBH_REC_RULE || rec->kind == IBH_REC_LINK)
 			continue;
 		if (rec->kind == IBH_REC_MAIN) {
 			r = observe_main_route(e, &o, &rec->route.dst, rec->route.oif);

@@ -73,6 +73,7 @@ enum ibh_rec_kind {
 	IBH_REC_RULE,
 	IBH_REC_ROUTE,
 	IBH_REC_MAIN, /* a prefix route of main that ib-hook deleted (MainRoute=delete) */
+	IBH_REC_LINK, /* a link ib-hook has planned for since the record exists */
 };
 
 struct ibh_rec {
@@ -88,7 +89,7 @@ struct ibh_rec {
 struct ibh_record {
 	struct ibh_rec *recs;
 	size_t n, cap;
-	/* false: no record for this namespace (first run, or upgrade from 0.1.0) */
+	/* false: no record for this namespace yet */
 	bool present;
 };
 
@@ -166,7 +167,7 @@ struct ibh_plan {
 	size_t cap;
 	/* the interface is refused: error (negative errno) and why */
 	int refused;
-	char why[160];
+	char why[320];
 };
 
 void observed_clear(struct ibh_observed *o);

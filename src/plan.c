@@ -181,6 +181,15 @@ const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struc
 	return record_find(o->record, &rec);
 }
 
+/* the record knows the link: nothing of it is adopted any more */
+static bool link_known(const struct ibh_observed *o)
+{
+	struct ibh_rec rec = { .kind = IBH_REC_LINK, .ifindex = o->link.ifindex };
+
+	snprintf(rec.ifname, sizeof(rec.ifname), "%s", o->link.name);
+	return record_find(o->record, &rec) != NULL;
+}
+
 static int push(struct ibh_plan *p, const struct ibh_op *op)
 {
 	if (p->n_ops == p->cap) {
@@ -392,7 +401,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 	for (size_t i = 0; i < o->n_routes; i++) {
 		const struct ibh_route *have = &o->routes[i];
 		const struct ibh_rec *owner = plan_route_owner(o, have);
-		bool adopt = !owner && !o->record->present && route_wanted(c, o, have);
+		bool adopt = !owner && !link_known(o) && route_wanted(c, o, have);
 		const struct ibh_route *hit;
 
 		if (have->table != o->table)
@@ -494,7 +503,7 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		ssize_t j = rule_wanted_for(c, o, rule);
 		const struct ibh_rule *hit;
 
-		if (!owner && (o->record->present || j < 0))
+		if (!owner && (link_known(o) || j < 0))
 			continue; /* not ib-hook's */
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue;
@@ -685,6 +694,21 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 	r = plan_main(c, &view, action, &p);
 	if (r < 0)
 		goto fail;
+	/*
+	 * From now on the record speaks for the link: what 0.1.0 installed was
+	 * adopted above, and an object that equals a wanted one is the user's.
+	 */
+	if (!link_known(&view)) {
+		struct ibh_op op = { .kind = IBH_OP_ADOPT, .ifindex = o->link.ifindex };
+
+		op.rec.kind = IBH_REC_LINK;
+		op.rec.ifindex = o->link.ifindex;
+		snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", o->link.name);
+		snprintf(op.ifname, sizeof(op.ifname), "%s", o->link.name);
+		r = push(&p, &op);
+		if (r < 0)
+			goto fail;
+	}
 	for (size_t i = 0; i < p.n_ops; i++)
 		routing |= op_changes_routing(&p.ops[i]);
 	if (action == IBH_ACTION_APPLY) {
@@ -762,6 +786,9 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			} else
 				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
 					       rec->ifname, rec->ifindex);
+			break;
+		case IBH_REC_LINK:
+			r = push_forget(&p, rec);
 			break;
 		case IBH_REC_MAIN:
 			for (size_t j = 0; j < o->n_main_routes && at < 0; j++)
@@ -919,7 +946,9 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		what = op->kind == IBH_OP_ADOPT
 			       ? "recorded as its own (installed before the record)"
 			       : "forgot (gone from the kernel)";
-		if (op->rec.kind == IBH_REC_RULE)
+		if (op->rec.kind == IBH_REC_LINK)
+			snprintf(buf, size, "%s: link %s", what, op->rec.ifname);
+		else if (op->rec.kind == IBH_REC_RULE)
 			snprintf(buf, size, "%s: rule from %s lookup %u", what,
 				 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table);
 		else {

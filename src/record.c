@@ -3,10 +3,10 @@
  * ib-hook owns exactly what it recorded here before it installed it. The
  * record is written ahead of every add (a crash then leaves an entry for an
  * object that is not there, which the next run forgets) and after every
- * delete, always by rename(2) over the old file, under the run lock. A
- * missing file means ib-hook has not run in this namespace since boot, or
- * an upgrade from 0.1.0, which kept no record: see plan.c for what is
- * adopted then.
+ * delete, always by rename(2) over the old file, under the run lock. It
+ * also names the links ib-hook has planned for: a link it does not name yet
+ * (the first run since boot, or an upgrade from 0.1.0, which kept no record)
+ * has what apply would install adopted, and nothing else (plan.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +37,8 @@ bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 
 	if (a->kind != b->kind)
 		return false;
+	if (a->kind == IBH_REC_LINK)
+		return a->ifindex == b->ifindex && strcmp(a->ifname, b->ifname) == 0;
 	if (a->kind == IBH_REC_RULE)
 		return ip_equal(&a->rule.src, &b->rule.src) && a->rule.table == b->rule.table &&
 		       a->rule.priority == b->rule.priority;
@@ -109,6 +111,9 @@ void rec_format(char *buf, size_t size, const struct ibh_rec *rec)
 			 text(&rt->src, b, sizeof(b), false), rt->metric, rt->scope, rt->protocol,
 			 rt->type);
 		break;
+	case IBH_REC_LINK:
+		snprintf(buf, size, "link %s %d", rec->ifname, rec->ifindex);
+		break;
 	case IBH_REC_MAIN:
 		snprintf(buf, size, "main %s %d %s %d %s %u", rec->ifname, rec->ifindex,
 			 text(&rt->dst, a, sizeof(a), true), rt->oif,
@@ -178,6 +183,12 @@ int rec_parse(const char *line, struct ibh_rec *ret)
 		rec.route.scope = (uint8_t)scope;
 		rec.route.protocol = (uint8_t)proto;
 		rec.route.type = (uint8_t)type;
+	} else if (strcmp(kind, "link") == 0) {
+		rec.kind = IBH_REC_LINK;
+		if (sscanf(line, "%*s %*s %*d %n", &end) != 0)
+			return -EINVAL;
+		*ret = rec;
+		return end >= 0 && line[end] == '\0' ? 0 : -EINVAL;
 	} else if (strcmp(kind, "main") == 0) {
 		rec.kind = IBH_REC_MAIN;
 		table = 254;

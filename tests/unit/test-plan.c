@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -101,6 +102,12 @@ static int setup(void **state)
 	f.o.main_known = true;
 	f.record.present = true;
 	f.o.record = &f.record;
+	/* ib-hook has run for ib1 before: it adopts nothing */
+	f.record.recs = calloc(16, sizeof(*f.record.recs));
+	f.record.cap = 16;
+	f.record.recs[f.record.n].kind = IBH_REC_LINK;
+	strcpy(f.record.recs[f.record.n].ifname, "ib1");
+	f.record.recs[f.record.n++].ifindex = IB1;
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++)
 		f.o.sysctl[k] = 0;
 	*state = &f;
@@ -310,6 +317,7 @@ static void test_adopt_without_record(void **state)
 
 	/* 0.1.0 installed these and kept no record */
 	f->record.present = false;
+	f->record.n = 0;
 	add_rule(f, rule("172.16.34.2", T1, 1000), false);
 	add_route(f, route("172.16.0.0", 16, IB1, "172.16.34.2", T1), false);
 	add_rule(f, rule("172.16.34.9", T1, 1000), false);
@@ -317,9 +325,12 @@ static void test_adopt_without_record(void **state)
 	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
 	/* what apply would install is adopted; a look-alike for another address is not */
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
-	assert_int_equal(f->p.n_ops, 2);
+	assert_int_equal(f->p.n_ops, 3);
 	assert_int_equal(f->p.ops[0].kind, IBH_OP_ADOPT);
 	assert_int_equal(f->p.ops[1].kind, IBH_OP_ADOPT);
+	/* and the record now speaks for ib1 */
+	assert_int_equal(f->p.ops[2].kind, IBH_OP_ADOPT);
+	assert_int_equal(f->p.ops[2].rec.kind, IBH_REC_LINK);
 	assert_false(plan_op_is_drift(&f->p.ops[0]));
 	/* and removed by remove, never doubled */
 	assert_string_equal(
@@ -586,8 +597,8 @@ static void test_record_lines(void **state)
 	char line[256];
 
 	make_applied(f);
-	in[0] = f->record.recs[0];
-	in[1] = f->record.recs[1];
+	in[0] = f->record.recs[1];
+	in[1] = f->record.recs[2];
 	in[2].kind = IBH_REC_ROUTE;
 	in[2].route = route("2001:db8::", 64, IB1, NULL, T1);
 	strcpy(in[2].ifname, "ibp4s0d1");
@@ -604,6 +615,9 @@ static void test_record_lines(void **state)
 	assert_int_equal(rec_parse("rule ib1 4 172.16.34.2/32 1004 1000 extra", &out), -EINVAL);
 	assert_int_equal(rec_parse("route ib1 4 nonsense 4 1004 - 0 0 2 1", &out), -EINVAL);
 	assert_int_equal(rec_parse("table ib1 4", &out), -EINVAL);
+	assert_int_equal(rec_parse("link ib1 4", &out), 0);
+	assert_int_equal(out.kind, IBH_REC_LINK);
+	assert_int_equal(rec_parse("link ib1 4 x", &out), -EINVAL);
 }
 
 static void test_prefix(void **state)
