@@ -14,7 +14,7 @@ set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
-targets=${*:-config hookenv}
+targets=${*:-config hookenv netlink}
 failed=0
 tmp=$(mktemp -d /tmp/ib-hook-fuzz.XXXXXX) || exit 1
 artifacts=${FUZZ_ARTIFACTS:-$tmp/artifacts}
@@ -53,13 +53,14 @@ if ! probe; then
 	}
 fi
 
-cflags="-std=gnu11 -g -O1 -Wall -Wextra -Wshadow -Wmissing-prototypes -Werror
+cflags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wmissing-prototypes -Werror
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 # parser TARGET: the source file a target covers (plain C, no libnl)
 parser() {
 	case $1 in
 	config) echo "$srcdir/src/config.c" ;;
 	hookenv) echo "$srcdir/src/hookenv.c" ;;
+	netlink) echo "$srcdir/src/netlink.c $srcdir/src/record.c $srcdir/src/plan.c $srcdir/src/config.c" ;;
 	esac
 }
 
@@ -74,8 +75,10 @@ for t in $targets; do
 		fail "fuzz-$t"
 		continue
 	fi
-	# shellcheck disable=SC2086 # $cflags and $sources are word lists
-	if ! "$CC" $cflags -I"$srcdir/src" "$srcdir/fuzz/fuzz-$t.c" $sources \
+	libs=
+	[ "$t" = netlink ] && libs=$(pkg-config --cflags --libs libnl-3.0)
+	# shellcheck disable=SC2086 # $cflags, $sources and $libs are word lists
+	if ! "$CC" $cflags -I"$srcdir/src" "$srcdir/fuzz/fuzz-$t.c" $sources $libs \
 		-o "$tmp/fuzz-$t" 2>"$tmp/build-$t.log"; then
 		sed 's/^/# /' "$tmp/build-$t.log"
 		fail "fuzz-$t-build"

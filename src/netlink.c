@@ -376,6 +376,19 @@ struct rule_dump {
 	bool protocol;
 };
 
+/* lengths the kernel guarantees, checked anyway: a parser must not trust its input */
+static struct nla_policy rule_policy[FRA_MAX + 1] = {
+	[FRA_TABLE] = { .type = NLA_U32 },
+	[FRA_PRIORITY] = { .type = NLA_U32 },
+	[FRA_PROTOCOL] = { .type = NLA_U8 },
+};
+
+static struct nla_policy route_policy[RTA_MAX + 1] = {
+	[RTA_TABLE] = { .type = NLA_U32 },
+	[RTA_OIF] = { .type = NLA_U32 },
+	[RTA_PRIORITY] = { .type = NLA_U32 },
+};
+
 static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -502,7 +515,8 @@ static int parse_rule(struct nlmsghdr *nlh, void *arg)
 	char buf[64];
 	int rem;
 
-	if (nlh->nlmsg_type != RTM_NEWRULE || nlmsg_parse(nlh, sizeof(*frh), tb, FRA_MAX, NULL) < 0)
+	if (nlh->nlmsg_type != RTM_NEWRULE || !nlmsg_valid_hdr(nlh, sizeof(*frh)) ||
+	    nlmsg_parse(nlh, sizeof(*frh), tb, FRA_MAX, rule_policy) < 0)
 		return 0;
 	if (frh->family != AF_INET && frh->family != AF_INET6)
 		return 0;
@@ -537,6 +551,35 @@ static int parse_rule(struct nlmsghdr *nlh, void *arg)
 	if (tb[FRA_PROTOCOL])
 		desc_add(rule, " proto %u", rule->protocol);
 	return 0;
+}
+
+/* a message as received: its header's length within size, else -EINVAL */
+static int checked_msg(const void *buf, size_t size, struct nlmsghdr **ret)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+	if (size < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > size)
+		return -EINVAL;
+	*ret = nlh;
+	return 0;
+}
+
+int netlink_parse_rule(const void *buf, size_t size, struct ibh_rule *ret, bool *ret_protocol)
+{
+	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
+	struct nlmsghdr *nlh;
+	int r = checked_msg(buf, size, &nlh);
+
+	if (r == 0)
+		r = parse_rule(nlh, &d);
+	if (r == 0 && d.v.n == 0)
+		r = -ENOENT;
+	if (r == 0) {
+		*ret = *(struct ibh_rule *)d.v.items;
+		*ret_protocol = d.protocol;
+	}
+	free(d.v.items);
+	return r;
 }
 
 static struct nl_msg *build_rule_dump(const void *arg)
@@ -584,7 +627,8 @@ static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
 	struct rtmsg *rtm = nlmsg_data(nlh);
 	int rem;
 
-	if (nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, NULL) < 0)
+	if (!nlmsg_valid_hdr(nlh, sizeof(*rtm)) ||
+	    nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, route_policy) < 0)
 		return -EINVAL;
 	memset(route, 0, sizeof(*route));
 	ip_from_attr(&route->dst, rtm->rtm_family, rtm->rtm_dst_len, tb[RTA_DST]);
@@ -633,7 +677,7 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 	struct table_dump *d = arg;
 	struct ibh_route rt, *route;
 
-	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+	if (nlh->nlmsg_type != RTM_NEWROUTE || !nlmsg_valid_hdr(nlh, sizeof(*rtm)))
 		return 0;
 	if ((rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6) ||
 	    (rtm->rtm_flags & RTM_F_CLONED) || route_from_msg(nlh, &rt) < 0)
@@ -646,6 +690,22 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 		return -ENOMEM;
 	*route = rt;
 	return 0;
+}
+
+int netlink_parse_route(const void *buf, size_t size, struct ibh_route *ret)
+{
+	struct nlmsghdr *nlh;
+	struct rtmsg *rtm;
+	int r = checked_msg(buf, size, &nlh);
+
+	if (r < 0)
+		return r;
+	if (nlh->nlmsg_type != RTM_NEWROUTE || !nlmsg_valid_hdr(nlh, sizeof(*rtm)))
+		return -ENOENT;
+	rtm = nlmsg_data(nlh);
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return -ENOENT;
+	return route_from_msg(nlh, ret);
 }
 
 static struct nl_msg *build_table_dump(const void *arg)
@@ -784,7 +844,8 @@ static int parse_fib_match(struct nlmsghdr *nlh, void *arg)
 {
 	struct fib_match *m = arg;
 
-	if (nlh->nlmsg_type == RTM_NEWROUTE && route_from_msg(nlh, &m->route) == 0)
+	if (nlh->nlmsg_type == RTM_NEWROUTE && nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) &&
+	    route_from_msg(nlh, &m->route) == 0)
 		m->found = true;
 	return 0;
 }

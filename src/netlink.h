@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,12 @@ int netlink_netns_id(struct ibh_nl *n, char *buf, size_t size);
 int netlink_dump_links(struct ibh_nl *n, struct ibh_link **ret, size_t *n_ret);
 /* addresses of ifindex (0: of every link), IPv6 link-local ones included */
 int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **ret, size_t *n_ret);
+/*
+ * One RTM_NEWRULE or RTM_NEWROUTE message as a dump parses it (for tests and
+ * fuzzing): -EINVAL when malformed, -ENOENT when not such a message.
+ */
+int netlink_parse_rule(const void *buf, size_t size, struct ibh_rule *ret, bool *ret_protocol);
+int netlink_parse_route(const void *buf, size_t size, struct ibh_route *ret);
 /* *ret_protocol: whether the kernel reports rule protocols */
 int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol);
 /*
