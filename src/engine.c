@@ -885,10 +885,23 @@ cleanup:
 	return res;
 }
 
+/* the record holds something installed for that name, or that link under another name */
+static bool record_names(struct ibh_engine *e, const char *ifname, int ifindex)
+{
+	if (load_record(e) < 0)
+		return true; /* let the leftovers' pass say what is wrong */
+	for (size_t i = 0; i < e->record.n; i++)
+		if (strcmp(e->record.recs[i].ifname, ifname) == 0 ||
+		    (ifindex > 0 && e->record.recs[i].ifindex == ifindex))
+			return true;
+	return false;
+}
+
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, left;
 	struct ibh_link link;
+	bool managed = false;
 	int r;
 
 	r = link_by_name(e, ifname, &link);
@@ -909,8 +922,17 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 			log_notice("%s: not managed by ib-hook (not InfiniBand/RDMA, or not in "
 				   "[Match] Name=), nothing to do",
 				   ifname);
-	} else
+	} else {
+		managed = true;
 		res = run_link(e, &link, req);
+	}
+	/*
+	 * Dispatchers run ib-hook for every interface (lo, eth0...): such a run
+	 * stays a few system calls unless ib-hook installed something for that
+	 * name (an interface deleted, renamed or dropped from the match).
+	 */
+	if (req->hook && !managed && !record_names(e, ifname, r == 0 ? link.ifindex : 0))
+		return res;
 	left = run_leftovers(e, req);
 	return left > res ? left : res;
 }
