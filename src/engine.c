@@ -41,6 +41,7 @@ struct ibh_engine {
 	char record_path[256];
 	struct ibh_record record;
 	bool record_loaded;
+	bool record_dirty; /* forgotten entries not yet written */
 	bool leftovers_done;
 };
 
@@ -73,16 +74,6 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	snprintf(e->record_path, sizeof(e->record_path), "%s/ib-hook/%s", RUNSTATEDIR, id);
 	*ret = e;
 	return 0;
-}
-
-void engine_invalidate(struct ibh_engine *e)
-{
-	e->rules_valid = false;
-	e->addrs_valid = false;
-	e->links_valid = false;
-	e->record_loaded = false;
-	e->leftovers_done = false;
-	record_clear(&e->record);
 }
 
 void engine_free(struct ibh_engine *e)
@@ -124,6 +115,18 @@ static int save_record(struct ibh_engine *e)
 	if (r >= 0)
 		e->record.present = true;
 	return r;
+}
+
+void engine_invalidate(struct ibh_engine *e)
+{
+	if (e->record_dirty && save_record(e) >= 0)
+		e->record_dirty = false;
+	e->rules_valid = false;
+	e->addrs_valid = false;
+	e->links_valid = false;
+	e->record_loaded = false;
+	e->leftovers_done = false;
+	record_clear(&e->record);
 }
 
 static int load_rules(struct ibh_engine *e)
@@ -597,14 +600,30 @@ static enum ibh_result change(struct ibh_engine *e, const char *name, const stru
 				 : LOG_INFO,
 			 0, "%s: %s", op->ifname, line);
 	}
-	r = save_record(e);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (r < 0) {
-		log_error_errno(r, "%s: cannot write '%s': %m", name, e->record_path);
-		e->record_loaded = false;
-		res = IBH_FAILED;
-	}
+	/*
+	 * What was deleted leaves the record at the end of the run (flush_record):
+	 * until then the record names a little more than the kernel has, which is
+	 * the safe side, and --all writes the file once per interface, not twice.
+	 */
+	e->record_dirty = true;
 	return res;
+}
+
+static enum ibh_result flush_record(struct ibh_engine *e)
+{
+	int r;
+
+	if (!e->record_dirty)
+		return IBH_OK;
+	e->record_dirty = false;
+	r = save_record(e);
+	if (r < 0) {
+		log_error_errno(r, "cannot write '%s': %m", e->record_path);
+		e->record_loaded = false;
+		return IBH_FAILED;
+	}
+	return IBH_OK;
 }
 
 static const char *sysctl_value(char *buf, size_t size, int v)
@@ -934,6 +953,9 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	if (req->hook && !managed && !record_names(e, ifname, r == 0 ? link.ifindex : 0))
 		return res;
 	left = run_leftovers(e, req);
+	if (left > res)
+		res = left;
+	left = flush_record(e);
 	return left > res ? left : res;
 }
 
@@ -964,5 +986,8 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	if (managed == 0 && req->mode == IBH_MODE_STATUS)
 		fprintf(req->out, "no managed interface\n");
 	one = run_leftovers(e, req);
+	if (one > res)
+		res = one;
+	one = flush_record(e);
 	return one > res ? one : res;
 }
