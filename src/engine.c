@@ -18,6 +18,7 @@
 #include "netlink.h"
 #include "plan.h"
 #include "record.h"
+#include "report.h"
 #include "select.h"
 #include "sysctl.h"
 
@@ -43,6 +44,7 @@ struct ibh_engine {
 	bool record_loaded;
 	bool record_dirty; /* forgotten entries not yet written */
 	bool leftovers_done;
+	struct ibh_report *rep;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -76,10 +78,24 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	return 0;
 }
 
+enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req)
+{
+	bool ok;
+
+	if (!e->rep)
+		return IBH_OK;
+	ok = report_end(e->rep, e->record_path, e->record.present,
+			req->config_files ? req->config_files : "");
+	report_free(e->rep);
+	e->rep = NULL;
+	return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;
+}
+
 void engine_free(struct ibh_engine *e)
 {
 	if (!e)
 		return;
+	report_free(e->rep);
 	netlink_close(e->nl);
 	free(e->rules);
 	free(e->links);
@@ -312,7 +328,8 @@ static int copy_rules(struct ibh_engine *e, struct ibh_observed *o)
 	o->rules = malloc((e->n_rules ? e->n_rules : 1) * sizeof(*o->rules));
 	if (!o->rules)
 		return -ENOMEM;
-	memcpy(o->rules, e->rules, e->n_rules * sizeof(*o->rules));
+	if (e->n_rules)
+		memcpy(o->rules, e->rules, e->n_rules * sizeof(*o->rules));
 	o->n_rules = e->n_rules;
 	o->rule_protocol = e->rule_protocol;
 	return 0;
@@ -626,128 +643,12 @@ static enum ibh_result flush_record(struct ibh_engine *e)
 	return IBH_OK;
 }
 
-static const char *sysctl_value(char *buf, size_t size, int v)
+/* --status and --dry-run collect their output here until engine_end() */
+static int ensure_report(struct ibh_engine *e, const struct ibh_request *req)
 {
-	if (v == IBH_SYSCTL_UNKNOWN)
-		return "?";
-	snprintf(buf, size, "%d", v);
-	return buf;
-}
-
-/* the kernel uses the larger of conf/all and conf/X for these (accept_local: either) */
-static int sysctl_effective(const struct ibh_observed *o, int k)
-{
-	if (o->sysctl[k] == IBH_SYSCTL_UNKNOWN || o->sysctl_all[k] == IBH_SYSCTL_UNKNOWN)
-		return IBH_SYSCTL_UNKNOWN;
-	if (k == IBH_SYSCTL_ACCEPT_LOCAL)
-		return o->sysctl[k] || o->sysctl_all[k];
-	return o->sysctl[k] > o->sysctl_all[k] ? o->sysctl[k] : o->sysctl_all[k];
-}
-
-static bool has_rule(const struct ibh_observed *o, const struct ibh_ip *src, uint32_t table,
-		     uint32_t prio)
-{
-	for (size_t j = 0; j < o->n_rules; j++) {
-		const struct ibh_rule *r = &o->rules[j];
-
-		if (r->exact && r->table == table && r->priority == prio &&
-		    ip_same_address(&r->src, src))
-			return true;
-	}
-	return false;
-}
-
-static bool has_table_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
-{
-	for (size_t j = 0; j < o->n_routes; j++) {
-		const struct ibh_route *r = &o->routes[j];
-
-		if (ip_equal(&r->dst, prefix) && r->oif == o->link.ifindex &&
-		    r->protocol == RTPROT_KERNEL && r->type == RTN_UNICAST && !r->gateway)
-			return true;
-	}
-	return false;
-}
-
-static enum ibh_result report(struct ibh_engine *e, const struct ibh_observed *o,
-			      const struct ibh_plan *p, FILE *f)
-{
-	const struct ibh_config *c = e->config;
-	bool drift = false, ipv4 = false;
-	char a[64], b[64], v1[16], v2[16], v3[16];
-	size_t managed = 0;
-
-	fprintf(f, "%s: table %u, priority %u, main route %s\n", o->link.name, o->table,
-		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
-	for (size_t i = 0; i < o->n_addrs; i++)
-		managed += plan_address_managed(c, &o->addrs[i].ip);
-	if (managed == 0)
-		fprintf(f, "  no address\n");
-	for (size_t i = 0; i < o->n_addrs; i++) {
-		const struct ibh_ip *ad = &o->addrs[i].ip;
-		struct ibh_ip prefix;
-		bool dup = false;
-
-		if (!plan_address_managed(c, ad))
-			continue;
-		ipv4 |= ad->family == AF_INET;
-		plan_addr_prefix(&o->addrs[i], &prefix);
-		for (size_t j = 0; j < o->n_main_routes; j++)
-			dup |= ip_equal(&o->main_routes[j].dst, &prefix);
-		fprintf(f, "  address %s: rule %s, table route %s %s, main route %s\n",
-			ip_to_string(ad, a, sizeof(a), true),
-			!plan_address_wanted(c, o, i)		 ? "served by another interface"
-			: has_rule(o, ad, o->table, c->priority) ? "ok"
-								 : "missing",
-			ip_to_string(&prefix, b, sizeof(b), true),
-			has_table_route(o, &prefix) ? "ok" : "missing",
-			dup ? (c->main_route == IBH_MAIN_DELETE ? "present (to be deleted)"
-								: "present")
-			    : (c->main_route == IBH_MAIN_DELETE ? "deleted" : "absent"));
-	}
-	if (ipv4) {
-		fprintf(f, "  sysctl (interface/all/effective):");
-		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
-			fprintf(f, " %s=%s/%s/%s", sysctl_name((enum ibh_sysctl)k),
-				sysctl_value(v1, sizeof(v1), o->sysctl[k]),
-				sysctl_value(v2, sizeof(v2), o->sysctl_all[k]),
-				sysctl_value(v3, sizeof(v3), sysctl_effective(o, k)));
-		fputc('\n', f);
-		for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
-			int eff = sysctl_effective(o, k);
-
-			if (c->sysctl[k] == IBH_SYSCTL_KEEP || eff == IBH_SYSCTL_UNKNOWN ||
-			    eff == c->sysctl[k] || o->sysctl[k] != c->sysctl[k])
-				continue;
-			fprintf(f, "  warning: net.ipv4.conf.all.%s=%d overrides %s=%d\n",
-				sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k],
-				sysctl_name((enum ibh_sysctl)k), c->sysctl[k]);
-			drift = true;
-		}
-	}
-	if (!o->link.up) {
-		fprintf(f, "  verdict: down (nothing is expected while the link is down)\n");
-		return IBH_OK;
-	}
-	if (p->refused) {
-		fprintf(f, "  verdict: refused: %s\n", p->why);
-		return IBH_FAILED;
-	}
-	for (size_t i = 0; i < p->n_ops; i++) {
-		if (!plan_op_is_drift(&p->ops[i]))
-			continue;
-		drift = true;
-		fprintf(f, "  pending: ");
-		plan_format_op(f, o->link.name, &p->ops[i]);
-	}
-	fprintf(f, "  verdict: %s\n", drift ? "drift" : "ok");
-	return drift ? IBH_FAILED : IBH_OK;
-}
-
-static void print_plan(FILE *f, const char *name, const struct ibh_plan *p)
-{
-	for (size_t i = 0; i < p->n_ops; i++)
-		plan_format_op(f, name, &p->ops[i]);
+	if (e->rep || req->mode == IBH_MODE_CHANGE)
+		return 0;
+	return report_new(req->out, req->json, req->mode == IBH_MODE_STATUS, &e->rep);
 }
 
 static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *link,
@@ -785,7 +686,9 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 		goto cleanup;
 	}
 	if (req->mode == IBH_MODE_STATUS) {
-		res = report(e, &o, &p, req->out);
+		enum ibh_verdict v = report_status(e->rep, e->config, &o, &p);
+
+		res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;
 		goto cleanup;
 	}
 	if (p.refused) {
@@ -797,7 +700,7 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 	log_debug("%s: ifindex %d, table %u, %zu address(es), %zu operation(s)", link->name,
 		  link->ifindex, o.table, o.n_addrs, p.n_ops);
 	if (req->mode == IBH_MODE_DRY_RUN)
-		print_plan(req->out, link->name, &p);
+		report_plan(e->rep, link->name, &p);
 	else if (p.n_ops)
 		res = change(e, link->name, &p, false);
 cleanup:
@@ -827,9 +730,6 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 	mark_leftovers(e);
 	for (size_t i = 0; i < e->record.n; i++)
 		n += e->record.recs[i].leftover;
-	if (req->mode == IBH_MODE_STATUS)
-		fprintf(req->out, "record: %s (%s, %zu object(s))\n", e->record_path,
-			e->record.present ? "present" : "absent", e->record.n);
 	if (n == 0)
 		return IBH_OK;
 
@@ -862,7 +762,8 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 				r = -ENOMEM;
 				break;
 			}
-			memcpy(all + o.n_routes, t, n_t * sizeof(*t));
+			if (n_t)
+				memcpy(all + o.n_routes, t, n_t * sizeof(*t));
 			o.routes = all;
 			o.n_routes += n_t;
 			free(t);
@@ -877,31 +778,41 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 		res = IBH_FAILED;
 		goto cleanup;
 	}
-	if (p.refused) {
-		if (req->mode == IBH_MODE_STATUS)
-			fprintf(req->out, "leftovers: refused: %s\n", p.why);
-		else
-			log_error_errno(p.refused, "refusing to take back a leftover: %s", p.why);
+	if (req->mode != IBH_MODE_CHANGE) {
+		bool drift = p.refused != 0;
+
+		for (size_t i = 0; i < p.n_ops; i++)
+			drift |= plan_op_is_drift(&p.ops[i]);
+		report_leftovers(e->rep, &p);
+		res = req->mode == IBH_MODE_STATUS && drift ? IBH_FAILED : IBH_OK;
+	} else if (p.refused) {
+		log_error_errno(p.refused, "refusing to take back a leftover: %s", p.why);
 		res = IBH_FAILED;
-		goto cleanup;
-	}
-	if (req->mode == IBH_MODE_STATUS) {
-		for (size_t i = 0; i < p.n_ops; i++) {
-			if (!plan_op_is_drift(&p.ops[i]))
-				continue;
-			fprintf(req->out,
-				"leftover of an earlier configuration (%s): ", p.ops[i].ifname);
-			plan_format_op(req->out, p.ops[i].ifname, &p.ops[i]);
-			res = IBH_FAILED;
-		}
-	} else if (req->mode == IBH_MODE_DRY_RUN)
-		print_plan(req->out, "", &p);
-	else
+	} else
 		res = change(e, "leftovers", &p, true);
 cleanup:
 	plan_clear(&p);
 	observed_clear(&o);
 	return res;
+}
+
+/* why a link is not managed, in words, for --status and the log */
+static void unmanaged_why(const struct ibh_config *c, char *buf, size_t size)
+{
+	size_t len;
+
+	if (c->n_globs == 0) {
+		snprintf(buf, size,
+			 "not managed: neither InfiniBand nor the network device of an RDMA port");
+		return;
+	}
+	snprintf(buf, size, "not managed: no [Match] Name= glob matches it (Name=");
+	for (size_t i = 0; i < c->n_globs; i++) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
+	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, ")");
 }
 
 /* the record holds something installed for that name, or that link under another name */
@@ -924,6 +835,8 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	int r;
 
 	r = link_by_name(e, ifname, &link);
+	if (ensure_report(e, req) < 0)
+		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	if (r == -ENODEV) {
 		if (req->hook)
 			log_debug("%s: no such interface, nothing to do", ifname);
@@ -935,12 +848,16 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 		log_error_errno(r, "%s: cannot read the link: %m%s", ifname, errno_hint(r));
 		return IBH_FAILED;
 	} else if (!link_is_managed(e->config, &link)) {
-		if (req->hook)
-			log_debug("%s: not managed by ib-hook, nothing to do", ifname);
+		char why[IBH_MAX_GLOBS * (IBH_MAX_GLOB_LEN + 1) + 96];
+
+		unmanaged_why(e->config, why, sizeof(why));
+		if (req->mode == IBH_MODE_STATUS) {
+			report_unmanaged(e->rep, ifname, why);
+			res = IBH_FAILED;
+		} else if (req->hook)
+			log_debug("%s: %s, nothing to do", ifname, why);
 		else
-			log_notice("%s: not managed by ib-hook (not InfiniBand/RDMA, or not in "
-				   "[Match] Name=), nothing to do",
-				   ifname);
+			log_notice("%s: %s, nothing to do", ifname, why);
 	} else {
 		managed = true;
 		res = run_link(e, &link, req);
@@ -962,9 +879,10 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, one;
-	size_t managed = 0;
 	int r;
 
+	if (ensure_report(e, req) < 0)
+		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	free(e->links);
 	e->links = NULL;
 	r = netlink_dump_links(e->nl, &e->links, &e->n_links);
@@ -978,13 +896,10 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	for (size_t i = 0; i < e->n_links; i++) {
 		if (!link_is_managed(e->config, &e->links[i]))
 			continue;
-		managed++;
 		one = run_link(e, &e->links[i], req);
 		if (one > res)
 			res = one;
 	}
-	if (managed == 0 && req->mode == IBH_MODE_STATUS)
-		fprintf(req->out, "no managed interface\n");
 	one = run_leftovers(e, req);
 	if (one > res)
 		res = one;

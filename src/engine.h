@@ -21,6 +21,9 @@ struct ibh_request {
 	/* from a dispatcher: unknown or unmanaged interfaces are no business of ours */
 	bool hook;
 	FILE *out; /* --dry-run and --status output */
+	bool json; /* ... as one JSON document */
+	/* the configuration files read, one per line, for the --status summary */
+	const char *config_files;
 };
 
 /* result of one interface, worst wins */
@@ -37,3 +40,5 @@ void engine_invalidate(struct ibh_engine *e);
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req);
 /* every managed link that exists; with none, a note on --status */
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req);
+/* after the runs: the --status summary or the end of the JSON document, and its verdict */
+enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req);

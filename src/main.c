@@ -34,6 +34,7 @@ static void help(FILE *f)
 		"  -r, --remove       remove what ib-hook installed instead of applying\n"
 		"  -n, --dry-run      print the equivalent ip/sysctl commands, change nothing\n"
 		"  -s, --status       show the state of managed interfaces; exit 1 on drift\n"
+		"      --json         --status and --dry-run as one JSON document\n"
 		"  -c, --config PATH  configuration file (default %s)\n"
 		"  -w, --wait SEC     wait at most SEC seconds for another run (default 30)\n"
 		"  -v, --verbose      say more\n"
@@ -60,6 +61,7 @@ int main(int argc, char *argv[])
 						 { "remove", no_argument, NULL, 'r' },
 						 { "dry-run", no_argument, NULL, 'n' },
 						 { "status", no_argument, NULL, 's' },
+						 { "json", no_argument, NULL, 'j' },
 						 { "config", required_argument, NULL, 'c' },
 						 { "wait", required_argument, NULL, 'w' },
 						 { "verbose", no_argument, NULL, 'v' },
@@ -99,6 +101,9 @@ int main(int argc, char *argv[])
 		case 's':
 			req.mode = IBH_MODE_STATUS;
 			break;
+		case 'j':
+			req.json = true;
+			break;
 		case 'c':
 			config_path = optarg;
 			break;
@@ -127,6 +132,8 @@ int main(int argc, char *argv[])
 		return usage_error("--all and --iface exclude each other", NULL);
 	if (req.mode == IBH_MODE_STATUS && req.action == IBH_ACTION_REMOVE)
 		return usage_error("--status and --remove exclude each other", NULL);
+	if (req.json && req.mode == IBH_MODE_CHANGE)
+		return usage_error("--json goes with --status or --dry-run", NULL);
 
 	log_setup(IBH_LOG_AUTO, verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
@@ -159,6 +166,9 @@ int main(int argc, char *argv[])
 		all = true;
 
 	r = config_load(&config, config_path ? config_path : DEFAULT_CONFIG, !config_path, &cerr);
+	req.config_files = config_path			       ? config_path
+			   : access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG
+							       : "none (defaults)";
 	if (r < 0) {
 		if (cerr.line)
 			log_error("%s:%u: %s", config_path ? config_path : DEFAULT_CONFIG,
@@ -195,6 +205,12 @@ int main(int argc, char *argv[])
 		res = engine_run_all(engine, &req);
 	for (size_t i = 0; i < n_ifaces; i++) {
 		enum ibh_result one = engine_run(engine, ifaces[i], &req);
+
+		if (one > res)
+			res = one;
+	}
+	{
+		enum ibh_result one = engine_end(engine, &req);
 
 		if (one > res)
 			res = one;

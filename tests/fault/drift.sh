@@ -57,7 +57,7 @@ restored "ip -6 route del in table $t1" "ib1: added route 2001:db8:34::/64 in ta
 
 ip netns exec "$hn" sysctl -qw net.ipv4.conf.ib1.arp_ignore=0
 restored "arp_ignore reset to 0" "ib1: set arp_ignore=2" \
-	"arp_ignore=0/" "sysctl -w net.ipv4.conf.ib1.arp_ignore=2"
+	"arp_ignore=0 (wanted 2)" "sysctl -w net.ipv4.conf.ib1.arp_ignore=2"
 
 ip -n "$hn" rule del from 172.16.34.2 lookup "$t1" priority 1000
 ip -n "$hn" route del 172.16.0.0/16 table "$t1"

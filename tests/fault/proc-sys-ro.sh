@@ -65,7 +65,7 @@ expect_rc "--status with /proc/sys read-only: drift (sysctls not set)" 1 \
 	ro h "$IB_HOOK" --config "$T_DIR/h.conf" --status --iface ib0
 check "  names the pending sysctl" grep -q "pending: sysctl -w net.ipv4.conf.ib0.arp_ignore=2" "$T_DIR/out"
 check "  rule and table route are ok" \
-	grep -q "address 172.16.34.1/16: rule ok, table route 172.16.0.0/16 ok" "$T_DIR/out"
+	grep -q "address 172.16.34.1/16: rule ok; table route 172.16.0.0/16 ok" "$T_DIR/out"
 
 expect_rc "apply with /proc/sys writable again" 0 hook h "$T_DIR/h.conf" IFACE=ib0 STATE=routable
 expect_eq "  sets the sysctls, and only them" "ib0: set arp_ignore=2

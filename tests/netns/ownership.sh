@@ -223,7 +223,7 @@ memserver34 up
 m=$(ns up)
 ibh up --config "$T_DIR/plain.conf" --all 2>/dev/null
 s1=$(state up)
-rec=$(ibh up --config "$T_DIR/plain.conf" --status | sed -n 's/^record: \([^ ]*\).*/\1/p')
+rec=$(ibh up --config "$T_DIR/plain.conf" --status | sed -n 's/.*; record: \([^ ]*\) .*/\1/p')
 check "upgrade: --status names the record" test -f "$rec"
 # 0.1.0 installed the same objects and kept no record
 rm -f "$rec"

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <linux/rtnetlink.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "plan.h"
+#include "report.h"
+
+struct ibh_report {
+	FILE *out;
+	bool json, status;
+	/* JSON: a list is open, and whether it has an element yet */
+	bool in_list, first;
+	unsigned int count[4], unmanaged, leftovers, refused_leftovers;
+};
+
+static const char *const verdict_names[] = {
+	[IBH_VERDICT_OK] = "ok",
+	[IBH_VERDICT_DRIFT] = "drift",
+	[IBH_VERDICT_DOWN] = "down",
+	[IBH_VERDICT_REFUSED] = "refused",
+};
+
+int report_new(FILE *out, bool json, bool status, struct ibh_report **ret)
+{
+	struct ibh_report *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->out = out;
+	r->json = json;
+	r->status = status;
+	if (json)
+		fprintf(out, "{\"version\":1,\"%s\":[", status ? "interfaces" : "operations");
+	r->in_list = true;
+	r->first = true;
+	*ret = r;
+	return 0;
+}
+
+void report_free(struct ibh_report *r)
+{
+	free(r);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static void next(struct ibh_report *r)
+{
+	if (!r->first)
+		fputc(',', r->out);
+	r->first = false;
+}
+
+/* the `ip` command of op, without its newline */
+static void op_text(char *buf, size_t size, const char *ifname, const struct ibh_op *op)
+{
+	FILE *m = fmemopen(buf, size, "w");
+	size_t len;
+
+	buf[0] = '\0';
+	if (!m)
+		return;
+	plan_format_op(m, ifname, op);
+	fclose(m);
+	len = strnlen(buf, size);
+	if (len && buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+}
+
+static int sysctl_effective(const struct ibh_observed *o, int k)
+{
+	if (o->sysctl[k] == IBH_SYSCTL_UNKNOWN || o->sysctl_all[k] == IBH_SYSCTL_UNKNOWN)
+		return IBH_SYSCTL_UNKNOWN;
+	if (k == IBH_SYSCTL_ACCEPT_LOCAL)
+		return o->sysctl[k] || o->sysctl_all[k];
+	return o->sysctl[k] > o->sysctl_all[k] ? o->sysctl[k] : o->sysctl_all[k];
+}
+
+static bool has_rule(const struct ibh_config *c, const struct ibh_observed *o,
+		     const struct ibh_ip *src)
+{
+	for (size_t j = 0; j < o->n_rules; j++) {
+		const struct ibh_rule *r = &o->rules[j];
+
+		if (r->exact && r->table == o->table && r->priority == c->priority &&
+		    ip_same_address(&r->src, src))
+			return true;
+	}
+	return false;
+}
+
+static bool has_table_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
+{
+	for (size_t j = 0; j < o->n_routes; j++) {
+		const struct ibh_route *r = &o->routes[j];
+
+		if (r->table == o->table && ip_equal(&r->dst, prefix) &&
+		    r->oif == o->link.ifindex && r->protocol == RTPROT_KERNEL &&
+		    r->type == RTN_UNICAST && !r->gateway)
+			return true;
+	}
+	return false;
+}
+
+static bool has_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
+{
+	for (size_t j = 0; j < o->n_main_routes; j++)
+		if (ip_equal(&o->main_routes[j].dst, prefix))
+			return true;
+	return false;
+}
+
+/* a sysctl the configuration sets that conf/all overrides: the kernel uses the larger */
+static bool all_overrides(const struct ibh_config *c, const struct ibh_observed *o, int k)
+{
+	int eff = sysctl_effective(o, k);
+
+	return c->sysctl[k] != IBH_SYSCTL_KEEP && eff != IBH_SYSCTL_UNKNOWN &&
+	       eff != c->sysctl[k] && o->sysctl[k] == c->sysctl[k];
+}
+
+static enum ibh_verdict verdict_of(const struct ibh_config *c, const struct ibh_observed *o,
+				   const struct ibh_plan *p, bool ipv4)
+{
+	if (!o->link.up)
+		return IBH_VERDICT_DOWN;
+	if (p->refused)
+		return IBH_VERDICT_REFUSED;
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (plan_op_is_drift(&p->ops[i]))
+			return IBH_VERDICT_DRIFT;
+	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++)
+		if (all_overrides(c, o, k))
+			return IBH_VERDICT_DRIFT;
+	return IBH_VERDICT_OK;
+}
+
+static const char *rule_state(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+{
+	if (!plan_address_wanted(c, o, i))
+		return "served-by-another-interface";
+	return has_rule(c, o, &o->addrs[i].ip) ? "ok" : "missing";
+}
+
+static const char *main_state(const struct ibh_config *c, bool present)
+{
+	if (c->main_route == IBH_MAIN_DELETE)
+		return present ? "present, to be deleted" : "deleted";
+	return present ? "present (kept)" : "absent";
+}
+
+static void status_text(struct ibh_report *r, const struct ibh_config *c,
+			const struct ibh_observed *o, const struct ibh_plan *p, enum ibh_verdict v,
+			bool ipv4)
+{
+	FILE *f = r->out;
+	char a[64], b[64], cmd[512];
+	size_t managed = 0;
+
+	fprintf(f, "%s: table %u, priority %u, main route %s%s\n", o->link.name, o->table,
+		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep",
+		o->link.up ? "" : ", link down");
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		struct ibh_ip prefix;
+
+		if (!plan_address_managed(c, &o->addrs[i].ip))
+			continue;
+		managed++;
+		plan_addr_prefix(&o->addrs[i], &prefix);
+		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s\n",
+			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
+			ip_to_string(&prefix, b, sizeof(b), true),
+			has_table_route(o, &prefix) ? "ok" : "missing",
+			main_state(c, has_main_route(o, &prefix)));
+	}
+	if (managed == 0)
+		fprintf(f, "  no address\n");
+	if (ipv4) {
+		fprintf(f, "  sysctl:");
+		for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
+			int eff = sysctl_effective(o, k);
+
+			fprintf(f, " %s=", sysctl_name((enum ibh_sysctl)k));
+			if (eff == IBH_SYSCTL_UNKNOWN)
+				fprintf(f, "?");
+			else
+				fprintf(f, "%d", eff);
+			if (c->sysctl[k] != IBH_SYSCTL_KEEP && eff != c->sysctl[k])
+				fprintf(f, " (wanted %d)", c->sysctl[k]);
+		}
+		fputc('\n', f);
+		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
+			if (all_overrides(c, o, k))
+				fprintf(f, "  warning: net.ipv4.conf.all.%s=%d overrides %s=%d\n",
+					sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k],
+					sysctl_name((enum ibh_sysctl)k), c->sysctl[k]);
+	}
+	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
+		if (!plan_op_is_drift(&p->ops[i]))
+			continue;
+		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
+		fprintf(f, "  pending: %s\n", cmd);
+	}
+	switch (v) {
+	case IBH_VERDICT_OK:
+		fprintf(f, "  verdict: ok\n");
+		break;
+	case IBH_VERDICT_DRIFT:
+		fprintf(f, "  verdict: drift (apply would run the pending commands)\n");
+		break;
+	case IBH_VERDICT_DOWN:
+		fprintf(f, "  verdict: down (the link is down: nothing is expected)\n");
+		break;
+	case IBH_VERDICT_REFUSED:
+		fprintf(f, "  verdict: refused: %s\n", p->why);
+		break;
+	}
+}
+
+static void status_json(struct ibh_report *r, const struct ibh_config *c,
+			const struct ibh_observed *o, const struct ibh_plan *p, enum ibh_verdict v,
+			bool ipv4)
+{
+	FILE *f = r->out;
+	char a[64], cmd[512];
+	bool first = true;
+
+	fprintf(f, "{\"name\":");
+	json_string(f, o->link.name);
+	fprintf(f, ",\"ifindex\":%d,\"up\":%s,\"table\":%u,\"priority\":%u,\"main_route\":\"%s\"",
+		o->link.ifindex, o->link.up ? "true" : "false", o->table, c->priority,
+		c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
+	fprintf(f, ",\"addresses\":[");
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		struct ibh_ip prefix;
+
+		if (!plan_address_managed(c, &o->addrs[i].ip))
+			continue;
+		plan_addr_prefix(&o->addrs[i], &prefix);
+		fprintf(f, "%s{\"address\":\"%s\"", first ? "" : ",",
+			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true));
+		fprintf(f, ",\"prefix\":\"%s\",\"rule\":\"%s\",\"table_route\":\"%s\"",
+			ip_to_string(&prefix, a, sizeof(a), true), rule_state(c, o, i),
+			has_table_route(o, &prefix) ? "ok" : "missing");
+		fprintf(f, ",\"main_route\":\"%s\"}",
+			has_main_route(o, &prefix) ? "present" : "absent");
+		first = false;
+	}
+	fprintf(f, "],\"sysctl\":{");
+	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
+		int vals[3] = { o->sysctl[k], o->sysctl_all[k], sysctl_effective(o, k) };
+		static const char *const names[3] = { "interface", "all", "effective" };
+
+		fprintf(f, "%s\"%s\":{", k ? "," : "", sysctl_name((enum ibh_sysctl)k));
+		for (int j = 0; j < 3; j++) {
+			fprintf(f, "%s\"%s\":", j ? "," : "", names[j]);
+			if (vals[j] == IBH_SYSCTL_UNKNOWN)
+				fprintf(f, "null");
+			else
+				fprintf(f, "%d", vals[j]);
+		}
+		if (c->sysctl[k] == IBH_SYSCTL_KEEP)
+			fprintf(f, ",\"wanted\":null}");
+		else
+			fprintf(f, ",\"wanted\":%d}", c->sysctl[k]);
+	}
+	fprintf(f, "},\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
+		verdict_names[v]);
+	if (v == IBH_VERDICT_REFUSED)
+		json_string(f, p->why);
+	else
+		fprintf(f, "null");
+	fprintf(f, ",\"pending\":[");
+	first = true;
+	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
+		if (!plan_op_is_drift(&p->ops[i]))
+			continue;
+		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
+		if (!first)
+			fputc(',', f);
+		json_string(f, cmd);
+		first = false;
+	}
+	fprintf(f, "]}");
+}
+
+enum ibh_verdict report_status(struct ibh_report *r, const struct ibh_config *c,
+			       const struct ibh_observed *o, const struct ibh_plan *p)
+{
+	bool ipv4 = false;
+	enum ibh_verdict v;
+
+	for (size_t i = 0; i < o->n_addrs; i++)
+		ipv4 |= o->addrs[i].ip.family == AF_INET;
+	v = verdict_of(c, o, p, ipv4);
+	r->count[v]++;
+	if (r->json) {
+		next(r);
+		status_json(r, c, o, p, v, ipv4);
+	} else
+		status_text(r, c, o, p, v, ipv4);
+	return v;
+}
+
+void report_unmanaged(struct ibh_report *r, const char *ifname, const char *why)
+{
+	r->unmanaged++;
+	if (!r->json) {
+		fprintf(r->out, "%s: %s\n", ifname, why);
+		return;
+	}
+	next(r);
+	fprintf(r->out, "{\"name\":");
+	json_string(r->out, ifname);
+	fprintf(r->out, ",\"verdict\":\"unmanaged\",\"reason\":");
+	json_string(r->out, why);
+	fprintf(r->out, "}");
+}
+
+void report_plan(struct ibh_report *r, const char *ifname, const struct ibh_plan *p)
+{
+	char cmd[512];
+
+	for (size_t i = 0; i < p->n_ops; i++) {
+		op_text(cmd, sizeof(cmd), ifname, &p->ops[i]);
+		if (!cmd[0])
+			continue; /* the record alone changes */
+		if (!r->json) {
+			fprintf(r->out, "%s\n", cmd);
+			continue;
+		}
+		next(r);
+		fprintf(r->out, "{\"interface\":");
+		json_string(r->out, p->ops[i].ifname[0] ? p->ops[i].ifname : ifname);
+		fprintf(r->out, ",\"command\":");
+		json_string(r->out, cmd);
+		fprintf(r->out, "}");
+	}
+}
+
+void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
+{
+	char cmd[512];
+
+	if (!r->status) {
+		report_plan(r, "", p);
+		return;
+	}
+	if (r->json && r->in_list) {
+		fprintf(r->out, "],\"leftovers\":[");
+		r->first = true;
+	}
+	if (p->refused) {
+		r->refused_leftovers++;
+		if (r->json) {
+			next(r);
+			fprintf(r->out, "{\"interface\":null,\"command\":null,\"refused\":");
+			json_string(r->out, p->why);
+			fprintf(r->out, "}");
+		} else
+			fprintf(r->out, "leftovers: refused: %s\n", p->why);
+	}
+	for (size_t i = 0; i < p->n_ops; i++) {
+		if (!plan_op_is_drift(&p->ops[i]))
+			continue;
+		r->leftovers++;
+		op_text(cmd, sizeof(cmd), p->ops[i].ifname, &p->ops[i]);
+		if (!r->json) {
+			fprintf(r->out, "leftover of an earlier configuration (%s): %s\n",
+				p->ops[i].ifname, cmd);
+			continue;
+		}
+		next(r);
+		fprintf(r->out, "{\"interface\":");
+		json_string(r->out, p->ops[i].ifname);
+		fprintf(r->out, ",\"command\":");
+		json_string(r->out, cmd);
+		fprintf(r->out, ",\"refused\":null}");
+	}
+	r->in_list = false;
+}
+
+bool report_end(struct ibh_report *r, const char *record_path, bool record_present,
+		const char *config_files)
+{
+	unsigned int managed = r->count[0] + r->count[1] + r->count[2] + r->count[3];
+	bool ok = r->count[IBH_VERDICT_DRIFT] == 0 && r->count[IBH_VERDICT_REFUSED] == 0 &&
+		  r->unmanaged == 0 && r->leftovers == 0 && r->refused_leftovers == 0 &&
+		  managed > 0;
+
+	if (!r->status) {
+		if (r->json)
+			fprintf(r->out, "]}\n");
+		return true;
+	}
+	if (r->json) {
+		if (r->in_list)
+			fprintf(r->out, "],\"leftovers\":[");
+		fprintf(r->out, "],\"record\":");
+		json_string(r->out, record_path);
+		fprintf(r->out, ",\"record_present\":%s,\"config_files\":[",
+			record_present ? "true" : "false");
+		/* config_files: one name per line */
+		for (const char *s = config_files, *first = s; s && *s;) {
+			const char *nl = strchr(s, '\n');
+			char name[4096];
+			size_t len = nl ? (size_t)(nl - s) : strlen(s);
+
+			snprintf(name, sizeof(name), "%.*s", (int)len, s);
+			if (s != first)
+				fputc(',', r->out);
+			json_string(r->out, name);
+			s += len + (nl ? 1 : 0);
+		}
+		fprintf(r->out,
+			"],\"summary\":{\"managed\":%u,\"ok\":%u,\"drift\":%u,\"down\":%u,"
+			"\"refused\":%u,\"leftovers\":%u},\"ok\":%s}\n",
+			managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],
+			r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED], r->leftovers,
+			ok ? "true" : "false");
+		return ok;
+	}
+	if (managed == 0 && r->unmanaged == 0)
+		fprintf(r->out, "no managed interface\n");
+	fprintf(r->out,
+		"%u managed: %u ok, %u drift, %u down, %u refused; %u leftover(s); config: ",
+		managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],
+		r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED], r->leftovers);
+	for (const char *s = config_files; s && *s; s++)
+		fputc(*s == '\n' ? ',' : *s, r->out);
+	fprintf(r->out, "; record: %s (%s)\n", record_path, record_present ? "present" : "absent");
+	return ok;
+}

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What an admin sees (issue 15): --status verdicts (ok, drift, down, refused),
+# leftovers, the summary line, its exit codes; --dry-run exactly what apply
+# would do; --json for both, checked against doc/ib-hook.schema.json.
+. "$(dirname "$0")/common.sh"
+t_require python3
+
+src_root=${IB_HOOK_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+schema=$src_root/doc/ib-hook.schema.json
+valid() { # valid TITLE < JSON
+	python3 "$src_root/tests/validate-json.py" "$schema" "$1"
+}
+jq_() { # jq_ EXPR < JSON: one value, as python prints it
+	python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"
+}
+
+memserver34 st
+m=$(ns st)
+C=(--config "$T_DIR/default.conf")
+
+expect_rc "never applied: --status" 1 ibh st "${C[@]}" --status
+check "  says drift for both" test "$(grep -c 'verdict: drift' "$T_DIR/out")" = 2
+check "  and the summary counts them" grep -q "^2 managed: 0 ok, 2 drift, 0 down, 0 refused; 0 leftover(s); config: $T_DIR/default.conf; record: " "$T_DIR/out"
+expect_rc "--dry-run" 0 ibh st "${C[@]}" --dry-run --all
+dry=$(cat "$T_DIR/out")
+check "  prints the commands apply runs" grep -q "^ip rule add from 172.16.34.2 lookup $(table_of st ib1) priority 1000 protocol kernel\$" "$T_DIR/out"
+expect_rc "apply" 0 ibh st "${C[@]}" --all
+expect_eq "  made exactly the changes --dry-run announced" \
+	"$(echo "$dry" | grep -c -e '^ip rule add' -e '^ip route append' -e '^sysctl')" \
+	"$(grep -c -e 'added rule' -e 'added route' -e ': set ' "$T_DIR/err")"
+expect_rc "--status" 0 ibh st "${C[@]}" --status
+check "  ok for both" test "$(grep -c 'verdict: ok' "$T_DIR/out")" = 2
+check "  names the sysctls in words" grep -q "sysctl: arp_ignore=2 arp_announce=2 rp_filter=" "$T_DIR/out"
+expect_rc "--dry-run after apply" 0 ibh st "${C[@]}" --dry-run --all
+expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
+
+# a port that is down is no drift: monitoring must not page for an unplugged cable
+ip -n "$m" link set ib1 down
+expect_rc "ib1 down: --status" 0 ibh st "${C[@]}" --status
+check "  says down" grep -q "verdict: down" "$T_DIR/out"
+ip -n "$m" link set ib1 up
+ibh st "${C[@]}" --all 2>/dev/null
+
+# drift: what is missing, and the command that repairs it
+t1=$(table_of st ib1)
+ip -n "$m" rule del from 172.16.34.2 lookup "$t1" priority 1000
+expect_rc "rule deleted by hand: --status" 1 ibh st "${C[@]}" --status
+check "  says which" grep -q "address 172.16.34.2/16: rule missing" "$T_DIR/out"
+check "  and the repair" grep -q "pending: ip rule add from 172.16.34.2 lookup $t1 priority 1000 protocol kernel" "$T_DIR/out"
+ibh st "${C[@]}" --status --json >"$T_DIR/json"
+check "  --json is valid" valid status <"$T_DIR/json"
+expect_eq "  --json: ib1 drift, ok false" "drift False" \
+	"$(jq_ '[i["verdict"] for i in d["interfaces"] if i["name"] == "ib1"][0], d["ok"]' <"$T_DIR/json" | tr -d "(),'")"
+ibh st "${C[@]}" --dry-run --json --all >"$T_DIR/json"
+check "--dry-run --json is valid" valid dry-run <"$T_DIR/json"
+expect_eq "  lists the rule to add" "ip rule add from 172.16.34.2 lookup $t1 priority 1000 protocol kernel" \
+	"$(jq_ '[o["command"] for o in d["operations"] if o["command"].startswith("ip rule")][0]' <"$T_DIR/json")"
+ibh st "${C[@]}" --all 2>/dev/null
+
+# leftovers of an earlier configuration
+printf '%s\n[Routing]\nPriority=900\n' "$(cat "$T_DIR/default.conf")" | conf st900
+expect_rc "Priority changed: --status" 1 ibh st --config "$T_DIR/st900.conf" --status
+check "  lists the leftovers" test "$(grep -c '^leftover of an earlier configuration' "$T_DIR/out")" = 2
+ibh st --config "$T_DIR/st900.conf" --status --json >"$T_DIR/json"
+check "  --json is valid" valid status <"$T_DIR/json"
+expect_eq "  --json: 2 leftovers" 2 "$(jq_ 'len(d["leftovers"])' <"$T_DIR/json")"
+
+# refused, unmanaged, none
+ip -n "$m" route add 10.5.0.0/16 dev pib0 table "$t1"
+expect_rc "a foreign route in T(ib1): --status" 1 ibh st "${C[@]}" --status --iface ib1
+check "  says refused, and why" grep -q "verdict: refused: table $t1 holds route 10.5.0.0/16 dev pib0" "$T_DIR/out"
+ip -n "$m" route del 10.5.0.0/16 dev pib0 table "$t1"
+expect_rc "--status --iface pib0 (not managed)" 1 ibh st "${C[@]}" --status --iface pib0
+check "  says why" grep -q "pib0: not managed: no \[Match\] Name= glob matches it (Name=ib0 ib1 ibs5f0 ibs5f1)" "$T_DIR/out"
+printf '[Match]\nName=nothing*\n' | conf none
+expect_rc "no managed interface: --status" 1 ibh st --config "$T_DIR/none.conf" --status
+check "  says so, with the file" grep -q "^0 managed: .*config: $T_DIR/none.conf" "$T_DIR/out"
+ibh st --config "$T_DIR/none.conf" --status --json >"$T_DIR/json"
+check "  --json is valid" valid status <"$T_DIR/json"
+expect_rc "--json without --status or --dry-run" 2 ibh st "${C[@]}" --json --all
+done_testing
