@@ -594,9 +594,17 @@ int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, b
 	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
 	int r = vec_take(&d.v, dump(n, build_rule_dump, NULL, parse_rule, &d, &d.v), ret, n_ret);
 
-	if (r == 0)
-		*ret_protocol = d.protocol;
-	return r;
+	if (r < 0)
+		return r;
+	*ret_protocol = d.protocol;
+	/*
+	 * Before 4.17 the kernel neither keeps nor compares a rule's protocol:
+	 * ib-hook's rules come back without one, and so does everyone's.
+	 */
+	for (size_t i = 0; !d.protocol && i < *n_ret; i++)
+		if ((*ret)[i].exact)
+			(*ret)[i].protocol = RTPROT_KERNEL;
+	return 0;
 }
 
 struct table_dump {
