@@ -283,6 +283,7 @@ check_reset one "$T/reset-one.sh" 1 sh "$T/applied-one.sh"
 
 H1="$IB_HOOK -c $T/one.conf -i ib1"
 HA="$IB_HOOK -c $T/all.conf --all"
+S1="$IB_HOOK -c $T/one.conf --status -i ib1"
 {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
 		seed "$R1" "${pfx}one" - "$T/reset-one.sh" "$BASH_BIN $T/seed-one.sh" \
@@ -292,11 +293,14 @@ HA="$IB_HOOK -c $T/all.conf --all"
 		version "$R1" "${pfx}one" - - "$IB_HOOK --version" \
 		iprule "$R1" "${pfx}one" - - "$IP rule show" \
 		fresh_100k "$R3" "${pfx}r100k" - "$T/reset-one.sh" "$H1" \
-		applied_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$H1"
+		applied_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$H1" \
+		status "$R3" "${pfx}one" - "$T/applied-one.sh" "$S1" \
+		status_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$S1"
 	if [ "$BIG" = 1000000 ]; then
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
 			fresh_1m "$R3" "${pfx}r1m" - "$T/reset-one.sh" "$H1" \
-			applied_1m "$R3" "${pfx}r1m" - "$T/applied-one.sh" "$H1"
+			applied_1m "$R3" "${pfx}r1m" - "$T/applied-one.sh" "$H1" \
+			status_1m "$R3" "${pfx}r1m" - "$T/applied-one.sh" "$S1"
 	fi
 	for n in 2 16 64; do
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
@@ -357,6 +361,10 @@ END {
 	row("applied", "  0 routes, already applied", "", "")
 	row("applied_100k", "  100 000 routes, already applied", "applied", "of 0 routes")
 	row("applied_1m", "  1 000 000 routes, already applied", "applied", "of 0 routes")
+	print "3b. --status -i ib1 (already applied) by main table size: fib lookups, no dump of main"
+	row("status", "  0 routes", "", "")
+	row("status_100k", "  100 000 routes", "status", "of 0 routes")
+	row("status_1m", "  1 000 000 routes", "status", "of 0 routes")
 	print "4. --all, 2 addresses (IPv4 + IPv6) per interface"
 	row("all2_fresh", "  --all,  2 interfaces, fresh", "fresh", "of 1 apply")
 	row("all16_fresh", "  --all, 16 interfaces, fresh", "fresh", "of 1 apply")
@@ -368,7 +376,7 @@ END {
 	printf "5. peak RSS (wait4 ru_maxrss; the launcher itself: %s)\n", mib(launcher)
 	maxrss = 0
 	for (k in rss)
-		if (k != "version" && k != "iprule" && k != "seed" && k != "seed64" && rss[k] > maxrss) {
+		if (k != "version" && k != "iprule" && k != "seed" && k != "seed64" && k !~ /^status/ && rss[k] > maxrss) {
 			maxrss = rss[k]
 			maxkey = k
 		}
@@ -385,6 +393,7 @@ END {
 	target("apply, already applied / --version", med["applied"] / med["version"], "<=", 1.25, "x")
 	target("apply fresh, " bl " / 0 main routes", med["fresh_" bk] / med["fresh"], "<=", 1.1, "x")
 	target("apply applied, " bl " / 0 main routes", med["applied_" bk] / med["applied"], "<=", 1.1, "x")
+	target("--status, " bl " / 0 main routes", med["status_" bk] / med["status"], "<=", 1.1, "x")
 	target("64 seed runs / --all 64, fresh", med["seed64"] / med["all64_fresh"], ">=", 20, "x")
 	target("--all 64 / one apply, fresh", med["all64_fresh"] / med["fresh"], "<=", 10, "x")
 	target("--all 64 / one apply, already applied", med["all64_applied"] / med["applied"], "<=", 10, "x")

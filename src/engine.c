@@ -521,48 +521,43 @@ static bool op_takes_back(const struct ibh_op *op)
 	       op->kind == IBH_OP_MAIN_RESTORE || op->kind == IBH_OP_FORGET;
 }
 
-/*
- * Execute a plan. The record learns of every add before it is sent, so that
- * a crash cannot leave an object ib-hook installed but does not know; it
- * forgets a deleted object after the kernel confirmed. Signals wait until the
- * plan is done (SIGPIPE is ignored): an interrupted run never leaves half of
- * it applied, and SIGKILL leaves what the next run repairs.
- */
-static enum ibh_result change(struct ibh_engine *e, const char *name, const struct ibh_plan *p,
-			      bool quiet_gone)
+/* a plan waiting to be executed, and for which link (the journal's fields) */
+struct pending {
+	char name[IF_NAMESIZE];
+	const char *action;
+	uint32_t table;
+	struct ibh_plan plan;
+};
+
+/* the record learns of p's adds, and forgets what p found gone; not saved yet */
+static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *recorded)
 {
-	enum ibh_result res = IBH_OK;
-	bool changed = false, recorded = false;
-	sigset_t all, old;
-	char line[256], why[320];
 	int r;
 
 	/* forgotten first: an object gone from the kernel may be in the plan again, to add */
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (p->ops[i].kind == IBH_OP_FORGET) {
 			record_forget(&e->record, &p->ops[i].rec);
-			recorded = true;
+			*recorded = true;
 		}
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (op_adds(&p->ops[i])) {
 			r = record_add(&e->record, &p->ops[i].rec);
 			if (r < 0)
-				return log_error_errno(r, "%s: cannot record: %m", name),
-				       IBH_FAILED;
-			recorded = true;
+				return r;
+			*recorded = true;
 		}
-	if (recorded) {
-		r = save_record(e);
-		if (r < 0) {
-			log_error_errno(r, "%s: cannot write '%s': %m%s", name, e->record_path,
-					errno_hint(r));
-			e->record_loaded = false;
-			return IBH_FAILED;
-		}
-	}
+	return 0;
+}
 
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
+				    const struct ibh_plan *p, bool quiet_gone)
+{
+	enum ibh_result res = IBH_OK;
+	bool changed = false;
+	char line[256], why[320];
+	int r;
+
 	for (size_t i = 0; i < p->n_ops; i++) {
 		const struct ibh_op *op = &p->ops[i];
 
@@ -617,13 +612,49 @@ static enum ibh_result change(struct ibh_engine *e, const char *name, const stru
 				 : LOG_INFO,
 			 0, "%s: %s", op->ifname, line);
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	/*
 	 * What was deleted leaves the record at the end of the run (flush_record):
 	 * until then the record names a little more than the kernel has, which is
-	 * the safe side, and --all writes the file once per interface, not twice.
+	 * the safe side.
 	 */
 	e->record_dirty = true;
+	return res;
+}
+
+/*
+ * Execute plans. The record learns of every add before it is sent, so that
+ * a crash cannot leave an object ib-hook installed but does not know; it
+ * forgets a deleted object after the kernel confirmed. --all writes it once
+ * for all its interfaces. Signals wait until the plans are done (SIGPIPE is
+ * ignored): an interrupted run never leaves half of them applied, and
+ * SIGKILL leaves what the next run repairs.
+ */
+static enum ibh_result change(struct ibh_engine *e, struct pending *v, size_t n, bool quiet_gone)
+{
+	enum ibh_result res = IBH_OK, one;
+	bool recorded = false;
+	sigset_t all, old;
+	int r = 0;
+
+	for (size_t i = 0; i < n && r >= 0; i++)
+		r = record_ahead(e, &v[i].plan, &recorded);
+	if (r >= 0 && recorded)
+		r = save_record(e);
+	if (r < 0) {
+		log_error_errno(r, "cannot write '%s': %m%s", e->record_path, errno_hint(r));
+		e->record_loaded = false;
+		return IBH_FAILED;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	for (size_t i = 0; i < n; i++) {
+		log_context(v[i].name[0] ? v[i].name : NULL, v[i].action, v[i].table);
+		one = execute_plan(e, v[i].name, &v[i].plan, quiet_gone);
+		if (one > res)
+			res = one;
+	}
+	log_context(NULL, NULL, 0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return res;
 }
 
@@ -651,8 +682,13 @@ static int ensure_report(struct ibh_engine *e, const struct ibh_request *req)
 	return report_new(req->out, req->json, req->mode == IBH_MODE_STATUS, &e->rep);
 }
 
+/*
+ * observe, plan, and report or apply for one link. With defer, a plan that
+ * changes something is handed out instead of executed (--all executes them
+ * together).
+ */
 static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *link,
-				const struct ibh_request *req)
+				const struct ibh_request *req, struct pending *defer)
 {
 	struct ibh_observed o;
 	struct ibh_plan p = {};
@@ -701,8 +737,16 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 		  link->ifindex, o.table, o.n_addrs, p.n_ops);
 	if (req->mode == IBH_MODE_DRY_RUN)
 		report_plan(e->rep, link->name, &p);
-	else if (p.n_ops)
-		res = change(e, link->name, &p, false);
+	else if (p.n_ops) {
+		struct pending one = { .action = action_name(action), .table = o.table, .plan = p };
+
+		snprintf(one.name, sizeof(one.name), "%s", link->name);
+		if (defer) {
+			*defer = one;
+			memset(&p, 0, sizeof(p));
+		} else
+			res = change(e, &one, 1, false);
+	}
 cleanup:
 	plan_clear(&p);
 	observed_clear(&o);
@@ -788,8 +832,11 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 	} else if (p.refused) {
 		log_error_errno(p.refused, "refusing to take back a leftover: %s", p.why);
 		res = IBH_FAILED;
-	} else
-		res = change(e, "leftovers", &p, true);
+	} else if (p.n_ops) {
+		struct pending one = { .action = "remove", .plan = p };
+
+		res = change(e, &one, 1, true);
+	}
 cleanup:
 	plan_clear(&p);
 	observed_clear(&o);
@@ -860,7 +907,7 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 			log_notice("%s: %s, nothing to do", ifname, why);
 	} else {
 		managed = true;
-		res = run_link(e, &link, req);
+		res = run_link(e, &link, req, NULL);
 	}
 	/*
 	 * Dispatchers run ib-hook for every interface (lo, eth0...): such a run
@@ -879,6 +926,8 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, one;
+	struct pending *pending;
+	size_t n_pending = 0;
 	int r;
 
 	if (ensure_report(e, req) < 0)
@@ -893,13 +942,27 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	e->links_valid = true;
 	e->rules_valid = false;
 	e->addrs_valid = false;
+	/* plans first, against one view of the kernel; then one record write for all */
+	pending = calloc(e->n_links ? e->n_links : 1, sizeof(*pending));
+	if (!pending)
+		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	for (size_t i = 0; i < e->n_links; i++) {
 		if (!link_is_managed(e->config, &e->links[i]))
 			continue;
-		one = run_link(e, &e->links[i], req);
+		one = run_link(e, &e->links[i], req, &pending[n_pending]);
+		if (pending[n_pending].plan.n_ops)
+			n_pending++;
 		if (one > res)
 			res = one;
 	}
+	if (n_pending) {
+		one = change(e, pending, n_pending, false);
+		if (one > res)
+			res = one;
+	}
+	for (size_t i = 0; i < n_pending; i++)
+		plan_clear(&pending[i].plan);
+	free(pending);
 	one = run_leftovers(e, req);
 	if (one > res)
 		res = one;
