@@ -863,7 +863,11 @@ int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struc
 	struct rtmsg rtm = {
 		.rtm_family = dst->family,
 		.rtm_dst_len = dst->family == AF_INET ? 32 : 128,
-		.rtm_flags = RTM_F_FIB_MATCH,
+		/*
+		 * IPv4 says "main" whatever table matched unless asked for the
+		 * lookup's table; IPv6 always says it, and refuses the flag
+		 */
+		.rtm_flags = RTM_F_FIB_MATCH | (dst->family == AF_INET ? RTM_F_LOOKUP_TABLE : 0),
 	};
 	struct fib_match m = {};
 	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));
