@@ -45,6 +45,7 @@ struct ibh_engine {
 	bool record_dirty; /* forgotten entries not yet written */
 	bool leftovers_done;
 	struct ibh_report *rep;
+	unsigned long changes; /* kernel objects changed since the engine began */
 };
 
 static const char *action_name(enum ibh_action a)
@@ -604,8 +605,10 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 		if (r == 0)
 			continue;
 		if (op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
-		    op->kind != IBH_OP_FORGET)
+		    op->kind != IBH_OP_FORGET) {
 			changed = true;
+			e->changes++;
+		}
 		log_full(op->kind == IBH_OP_NEIGH_FLUSH || op->kind == IBH_OP_ADOPT ||
 					 op->kind == IBH_OP_FORGET
 				 ? LOG_DEBUG
@@ -695,6 +698,10 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 	enum ibh_result res = IBH_OK;
 	enum ibh_action action = req->mode == IBH_MODE_STATUS ? IBH_ACTION_APPLY : req->action;
 	int r;
+
+	if (action == IBH_ACTION_APPLY && req->mode == IBH_MODE_CHANGE && !link->up &&
+	    req->down_removes)
+		action = IBH_ACTION_REMOVE;
 
 	log_context(link->name, action_name(action),
 		    config_table(e->config, link->name, link->ifindex));
@@ -963,6 +970,37 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	for (size_t i = 0; i < n_pending; i++)
 		plan_clear(&pending[i].plan);
 	free(pending);
+	one = run_leftovers(e, req);
+	if (one > res)
+		res = one;
+	one = flush_record(e);
+	return one > res ? one : res;
+}
+
+uint32_t engine_port(const struct ibh_engine *e)
+{
+	return netlink_port(e->nl);
+}
+
+unsigned long engine_changes(const struct ibh_engine *e)
+{
+	return e->changes;
+}
+
+enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req)
+{
+	enum ibh_result res = IBH_OK, one;
+	struct ibh_link link;
+	int r;
+
+	r = netlink_get_link_by_index(e->nl, ifindex, &link);
+	if (r == 0 && link_is_managed(e->config, &link))
+		res = run_link(e, &link, req, NULL);
+	else if (r < 0 && r != -ENODEV) {
+		log_error_errno(r, "cannot read link %d: %m%s", ifindex, errno_hint(r));
+		res = IBH_FAILED;
+	}
+	/* a link that went, or left the match, leaves leftovers */
 	one = run_leftovers(e, req);
 	if (one > res)
 		res = one;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "plan.h"
@@ -22,6 +23,8 @@ struct ibh_request {
 	bool hook;
 	FILE *out; /* --dry-run and --status output */
 	bool json; /* ... as one JSON document */
+	/* the watcher: a link that is down is handled as networkd-dispatcher's "off" */
+	bool down_removes;
 	/* the configuration files read, one per line, for the --status summary */
 	const char *config_files;
 };
@@ -40,5 +43,11 @@ void engine_invalidate(struct ibh_engine *e);
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req);
 /* every managed link that exists; with none, a note on --status */
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req);
+/* the link of that index, if it is managed, then what is left over: the watcher's run */
+enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req);
+/* the engine's netlink port: notifications of its own changes carry it */
+uint32_t engine_port(const struct ibh_engine *e);
+/* how many kernel objects the engine changed so far */
+unsigned long engine_changes(const struct ibh_engine *e);
 /* after the runs: the --status summary or the end of the JSON document, and its verdict */
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req);

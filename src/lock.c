@@ -32,6 +32,11 @@ int lock_take(const char *path, unsigned int timeout_sec)
 		r = -errno;
 		goto fail;
 	}
+	/* 0: do not wait, as flock -w 0 */
+	if (timeout_sec == 0) {
+		r = -ETIMEDOUT;
+		goto fail;
+	}
 	/* no SA_RESTART: the alarm interrupts the blocking flock() */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGALRM, &sa, &old);

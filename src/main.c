@@ -18,6 +18,7 @@
 #include "hookenv.h"
 #include "lock.h"
 #include "log.h"
+#include "watch.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ib-hook.conf"
 #define LOCK_FILE      RUNSTATEDIR "/ib-hook.lock"
@@ -35,6 +36,7 @@ static void help(FILE *f)
 		"  -n, --dry-run      print the equivalent ip/sysctl commands, change nothing\n"
 		"  -s, --status       show the state of managed interfaces; exit 1 on drift\n"
 		"      --json         --status and --dry-run as one JSON document\n"
+		"      --watch        keep managed interfaces applied from the kernel's events\n"
 		"  -c, --config PATH  configuration file (default %s)\n"
 		"  -w, --wait SEC     wait at most SEC seconds for another run (default 30)\n"
 		"  -v, --verbose      say more\n"
@@ -62,6 +64,7 @@ int main(int argc, char *argv[])
 						 { "dry-run", no_argument, NULL, 'n' },
 						 { "status", no_argument, NULL, 's' },
 						 { "json", no_argument, NULL, 'j' },
+						 { "watch", no_argument, NULL, 'W' },
 						 { "config", required_argument, NULL, 'c' },
 						 { "wait", required_argument, NULL, 'w' },
 						 { "verbose", no_argument, NULL, 'v' },
@@ -78,7 +81,7 @@ int main(int argc, char *argv[])
 	size_t n_ifaces = 0;
 	unsigned long wait_sec = 30;
 	enum ibh_result res = IBH_OK;
-	bool all = false;
+	bool all = false, watch = false;
 	int verbose = 0, lock_fd = -1, opt, r;
 	char *end;
 
@@ -104,14 +107,19 @@ int main(int argc, char *argv[])
 		case 'j':
 			req.json = true;
 			break;
+		case 'W':
+			watch = true;
+			break;
 		case 'c':
 			config_path = optarg;
 			break;
 		case 'w':
 			errno = 0;
 			wait_sec = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || wait_sec < 1 || wait_sec > 3600)
-				return usage_error("--wait takes seconds from 1 to 3600", optarg);
+			if (errno || *end || !*optarg || wait_sec > 3600)
+				return usage_error(
+					"--wait takes seconds from 0 (do not wait) to 3600",
+					optarg);
 			break;
 		case 'v':
 			verbose++;
@@ -134,12 +142,16 @@ int main(int argc, char *argv[])
 		return usage_error("--status and --remove exclude each other", NULL);
 	if (req.json && req.mode == IBH_MODE_CHANGE)
 		return usage_error("--json goes with --status or --dry-run", NULL);
+	if (watch &&
+	    (all || n_ifaces || req.mode != IBH_MODE_CHANGE || req.action != IBH_ACTION_APPLY))
+		return usage_error(
+			"--watch takes no --iface, --all, --remove, --dry-run or --status", NULL);
 
 	log_setup(IBH_LOG_AUTO, verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!all && n_ifaces == 0 && req.mode != IBH_MODE_STATUS) {
+	if (!all && n_ifaces == 0 && req.mode != IBH_MODE_STATUS && !watch) {
 		struct ibh_hook_env env = {
 			.iface = getenv("IFACE"),
 			.state = getenv("STATE"),
@@ -179,6 +191,20 @@ int main(int argc, char *argv[])
 		return IBH_USAGE;
 	}
 
+	if (watch) {
+		struct ibh_watch_options wopt = {
+			.config_path = config_path ? config_path : DEFAULT_CONFIG,
+			.config_missing_ok = !config_path,
+			.lock_path = LOCK_FILE,
+			.wait_sec = (unsigned int)wait_sec,
+			/* for tests: a tiny buffer makes the kernel drop notifications */
+			.rcvbuf = getenv("IB_HOOK_WATCH_RCVBUF")
+					  ? atoi(getenv("IB_HOOK_WATCH_RCVBUF"))
+					  : 0,
+		};
+
+		return watch_run(&config, &wopt);
+	}
 	if (req.mode == IBH_MODE_CHANGE) {
 		lock_fd = lock_take(LOCK_FILE, (unsigned int)wait_sec);
 		if (lock_fd == -ETIMEDOUT) {

@@ -1009,3 +1009,154 @@ cleanup:
 	free(d.v.items);
 	return r;
 }
+
+/*
+ * The watcher's monitor: one socket subscribed to link, address, rule and
+ * route notifications. It only says which links to look at again; the
+ * engine then reads the state as a hook run would (level-triggered).
+ */
+struct ibh_monitor {
+	struct nl_sock *sk;
+	uint32_t own_port;
+	struct ibh_events *ev;
+};
+
+static void mark(struct ibh_events *ev, int ifindex)
+{
+	if (ifindex <= 0)
+		return;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->ifindex[i] == ifindex)
+			return;
+	if (ev->n == sizeof(ev->ifindex) / sizeof(ev->ifindex[0])) {
+		ev->all = true;
+		return;
+	}
+	ev->ifindex[ev->n++] = ifindex;
+}
+
+static int on_event(struct nl_msg *msg, void *arg)
+{
+	struct ibh_monitor *m = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct ibh_events *ev = m->ev;
+	struct ibh_route rt;
+
+	/* the kernel stamps notifications caused by a request with its sender's port */
+	if (m->own_port && nlh->nlmsg_pid == m->own_port) {
+		ev->own++;
+		return NL_OK;
+	}
+	ev->events++;
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		if (nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)))
+			mark(ev, ((struct ifinfomsg *)nlmsg_data(nlh))->ifi_index);
+		break;
+	case RTM_NEWADDR:
+	case RTM_DELADDR:
+		if (nlmsg_valid_hdr(nlh, sizeof(struct ifaddrmsg)))
+			mark(ev, (int)((struct ifaddrmsg *)nlmsg_data(nlh))->ifa_index);
+		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		if (nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, &rt) == 0 &&
+		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)) {
+			if (rt.table == RT_TABLE_LOCAL)
+				break; /* the kernel's own, for local addresses: the address event says it */
+			if (rt.oif > 0)
+				mark(ev, rt.oif);
+			else
+				ev->tables_changed = true;
+		}
+		break;
+	case RTM_NEWRULE:
+	case RTM_DELRULE:
+		/* a rule names a table, not a link: look at every managed link */
+		ev->tables_changed = true;
+		break;
+	}
+	return NL_OK;
+}
+
+int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret)
+{
+	struct ibh_monitor *m = calloc(1, sizeof(*m));
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->sk = nl_socket_alloc();
+	if (!m->sk) {
+		free(m);
+		return -ENOMEM;
+	}
+	/* notifications carry sequence number 0 */
+	nl_socket_disable_seq_check(m->sk);
+	nl_socket_disable_msg_peek(m->sk);
+	nl_socket_set_msg_buf_size(m->sk, 32768);
+	nl_socket_modify_cb(m->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, m);
+	r = nl_connect(m->sk, NETLINK_ROUTE);
+	if (r >= 0)
+		r = nl_socket_add_memberships(m->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
+					      RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
+					      RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE,
+					      RTNLGRP_IPV6_RULE, 0);
+	if (r >= 0)
+		r = nl_socket_set_nonblocking(m->sk);
+	if (r >= 0 && rcvbuf > 0) {
+		/* force past rmem_max where allowed (CAP_NET_ADMIN); tests ask for a tiny one */
+		if (setsockopt(nl_socket_get_fd(m->sk), SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+			       sizeof(rcvbuf)) < 0)
+			(void)setsockopt(nl_socket_get_fd(m->sk), SOL_SOCKET, SO_RCVBUF, &rcvbuf,
+					 sizeof(rcvbuf));
+	}
+	if (r < 0) {
+		netlink_monitor_close(m);
+		return nle_to_errno(r);
+	}
+	*ret = m;
+	return 0;
+}
+
+void netlink_monitor_close(struct ibh_monitor *m)
+{
+	if (!m)
+		return;
+	nl_socket_free(m->sk);
+	free(m);
+}
+
+int netlink_monitor_fd(const struct ibh_monitor *m)
+{
+	return nl_socket_get_fd(m->sk);
+}
+
+int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev)
+{
+	int r;
+
+	m->own_port = own_port;
+	m->ev = ev;
+	for (;;) {
+		r = nl_recvmsgs_default(m->sk);
+		/* libnl reports ENOBUFS (events were lost) as NLE_NOMEM: read everything again */
+		if (r == -NLE_NOMEM) {
+			ev->all = true;
+			ev->overrun = true;
+			continue;
+		}
+		if (r == -NLE_AGAIN || (r < 0 && errno == EAGAIN))
+			return 0;
+		if (r < 0)
+			return nle_to_errno(r);
+		if (r == 0)
+			return 0;
+	}
+}
+
+uint32_t netlink_port(const struct ibh_nl *n)
+{
+	return nl_socket_get_local_port(n->sk);
+}

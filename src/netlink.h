@@ -19,6 +19,8 @@ struct ibh_addr_entry {
 };
 
 int netlink_open(struct ibh_nl **ret);
+/* the socket's port: the kernel stamps the notifications of its requests with it */
+uint32_t netlink_port(const struct ibh_nl *n);
 void netlink_close(struct ibh_nl *n);
 
 /* -ENODEV when there is no such link */
@@ -62,3 +64,22 @@ int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
 int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struct ibh_route *ret);
 /* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex);
+
+/* what notifications since the last read say to look at */
+struct ibh_events {
+	bool all;	     /* events were lost, or too many links: look at everything */
+	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
+	bool tables_changed; /* a rule or a route without a device changed */
+	int ifindex[64];
+	size_t n;
+	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
+};
+
+struct ibh_monitor;
+
+/* rcvbuf: bytes, 0 for the default */
+int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret);
+void netlink_monitor_close(struct ibh_monitor *m);
+int netlink_monitor_fd(const struct ibh_monitor *m);
+/* drain what is pending into ev (not cleared); notifications from own_port are ib-hook's echo */
+int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);

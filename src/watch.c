@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The watcher: one netlink socket subscribed to link, address, rule and
+ * route notifications, a signalfd, and a short timer that gathers a burst of
+ * notifications into one pass. A notification only names the links to look
+ * at; the engine then observes, plans and applies as a hook run does
+ * (level-triggered). Idle, poll() sleeps without a timeout.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "engine.h"
+#include "lock.h"
+#include "log.h"
+#include "netlink.h"
+#include "watch.h"
+
+/* long enough to gather what one `ip addr add` or a link bounce sends, short for a person */
+#define BATCH_MS 20
+/* a link whose state ib-hook had to repair this often within the window is fought over */
+#define FIGHT_RUNS	5
+#define FIGHT_WINDOW_MS 10000
+#define BACKOFF_MAX_MS	60000
+#define LOCK_RETRY_MS	1000
+#define DEFAULT_RCVBUF	(4 * 1024 * 1024)
+
+struct fight {
+	int ifindex;
+	unsigned int runs;
+	int64_t window_start, hold_until;
+};
+
+struct watch {
+	struct ibh_config *config;
+	const struct ibh_watch_options *opt;
+	struct ibh_engine *engine;
+	struct ibh_monitor *mon;
+	struct ibh_events ev;
+	int64_t deadline; /* ms; 0: nothing to do */
+	struct fight fights[64];
+	int (*notify)(int unset, const char *state);
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Type=notify: through libsystemd, opened only under systemd */
+static void notify(struct watch *w, const char *state)
+{
+	if (!getenv("NOTIFY_SOCKET"))
+		return;
+	if (!w->notify) {
+		void *dl = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+
+		if (dl)
+			w->notify = (int (*)(int, const char *))dlsym(dl, "sd_notify");
+		if (!w->notify)
+			return;
+	}
+	w->notify(0, state);
+}
+
+static struct fight *fight_of(struct watch *w, int ifindex)
+{
+	struct fight *free_slot = NULL;
+
+	for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++) {
+		if (w->fights[i].ifindex == ifindex)
+			return &w->fights[i];
+		if (!w->fights[i].ifindex && !free_slot)
+			free_slot = &w->fights[i];
+	}
+	if (free_slot) {
+		memset(free_slot, 0, sizeof(*free_slot));
+		free_slot->ifindex = ifindex;
+	}
+	return free_slot;
+}
+
+/*
+ * Another program that fights over a table (or a flapping link) must not make
+ * the watcher spin: after FIGHT_RUNS repairs within the window, the link waits,
+ * twice as long each time, up to a minute, with one log line per episode.
+ */
+static void account(struct watch *w, int ifindex, bool changed, int64_t now)
+{
+	struct fight *f = fight_of(w, ifindex);
+	int64_t hold;
+
+	if (!f)
+		return;
+	if (now - f->window_start > FIGHT_WINDOW_MS) {
+		f->window_start = now;
+		f->runs = 0;
+	}
+	if (!changed)
+		return;
+	if (++f->runs <= FIGHT_RUNS)
+		return;
+	hold = (int64_t)1000 << (f->runs - FIGHT_RUNS - 1 < 6 ? f->runs - FIGHT_RUNS - 1 : 6);
+	if (hold > BACKOFF_MAX_MS)
+		hold = BACKOFF_MAX_MS;
+	if (f->hold_until <= now)
+		log_warning(
+			"interface %d: its routing changed %u times in %d s under ib-hook (another "
+			"program, or a flapping link?); waiting %lld ms before the next repair",
+			ifindex, f->runs, FIGHT_WINDOW_MS / 1000, (long long)hold);
+	f->hold_until = now + hold;
+}
+
+static int64_t held_until(struct watch *w, int ifindex)
+{
+	for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++)
+		if (w->fights[i].ifindex == ifindex)
+			return w->fights[i].hold_until;
+	return 0;
+}
+
+static void reload(struct watch *w)
+{
+	struct ibh_config_error err = {};
+	struct ibh_config *next = malloc(sizeof(*next));
+	int r;
+
+	if (!next) {
+		log_error("cannot re-read the configuration: out of memory; keeping the old one");
+		return;
+	}
+	r = config_load(next, w->opt->config_path, w->opt->config_missing_ok, &err);
+	if (r < 0) {
+		if (err.line)
+			log_error("%s:%u: %s; keeping the configuration in use",
+				  w->opt->config_path, err.line, err.message);
+		else
+			log_error("%s: %s; keeping the configuration in use", w->opt->config_path,
+				  err.message[0] ? err.message : strerror(-r));
+		free(next);
+		return;
+	}
+	*w->config = *next;
+	free(next);
+	log_info("re-read %s", w->opt->config_path);
+	w->ev.all = true;
+}
+
+/* one pass over what the notifications named; false when the lock was busy */
+static bool pass(struct watch *w)
+{
+	struct ibh_request req = {
+		.action = IBH_ACTION_APPLY,
+		.mode = IBH_MODE_CHANGE,
+		.hook = true,
+		.down_removes = true,
+		.out = stdout,
+	};
+	struct ibh_events left = {};
+	int64_t now = now_ms();
+	int lock_fd;
+
+	/* the same lock as hook runs, held only for this pass */
+	lock_fd = lock_take(w->opt->lock_path, 0);
+	if (lock_fd < 0)
+		return false;
+	engine_invalidate(w->engine);
+	if (w->ev.all || w->ev.tables_changed) {
+		if (w->ev.overrun)
+			log_notice("notifications were lost (receive buffer full): reading "
+				   "everything");
+		engine_run_all(w->engine, &req);
+	} else
+		for (size_t i = 0; i < w->ev.n; i++) {
+			int ifindex = w->ev.ifindex[i];
+			unsigned long before = engine_changes(w->engine);
+
+			if (held_until(w, ifindex) > now) {
+				left.ifindex[left.n++] = ifindex;
+				continue;
+			}
+			engine_run_index(w->engine, ifindex, &req);
+			account(w, ifindex, engine_changes(w->engine) != before, now);
+		}
+	close(lock_fd);
+	w->ev = left;
+	return true;
+}
+
+static int next_timeout(struct watch *w)
+{
+	int64_t now = now_ms(), until = w->deadline;
+
+	if (!w->ev.all && !w->ev.tables_changed && w->ev.n == 0)
+		return -1;
+	/* only held links are dirty: sleep until the first is free */
+	if (!w->ev.all && !w->ev.tables_changed) {
+		int64_t first = INT64_MAX;
+
+		for (size_t i = 0; i < w->ev.n; i++) {
+			int64_t h = held_until(w, w->ev.ifindex[i]);
+
+			first = h < first ? h : first;
+		}
+		if (first > until)
+			until = first;
+	}
+	return until <= now ? 0 : (int)(until - now);
+}
+
+int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
+{
+	struct watch w = { .config = config, .opt = opt };
+	sigset_t mask;
+	int sfd = -1, r, rc = 1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		log_error_errno(-errno, "cannot create a signalfd: %m");
+		goto cleanup;
+	}
+	r = netlink_monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
+	if (r >= 0)
+		r = engine_new(config, &w.engine);
+	if (r < 0) {
+		log_error_errno(r, "cannot open netlink: %m%s",
+				r == -EPERM || r == -EACCES
+					? " (ib-hook needs root or CAP_NET_ADMIN)"
+					: "");
+		goto cleanup;
+	}
+	/* subscribed before the first pass: nothing that happens during it is missed */
+	w.ev.all = true;
+	w.deadline = now_ms();
+	for (bool ready = false;;) {
+		struct pollfd fds[2] = {
+			{ .fd = netlink_monitor_fd(w.mon), .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int timeout = next_timeout(&w);
+
+		if (timeout == 0) {
+			if (!pass(&w))
+				w.deadline = now_ms() + LOCK_RETRY_MS;
+			else if (!ready) {
+				notify(&w, "READY=1\nSTATUS=watching");
+				ready = true;
+			}
+			continue;
+		}
+		if (poll(fds, 2, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error_errno(-errno, "poll: %m");
+			goto cleanup;
+		}
+		if (fds[0].revents) {
+			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0;
+
+			r = netlink_monitor_read(w.mon, engine_port(w.engine), &w.ev);
+			if (r < 0) {
+				log_error_errno(r, "reading notifications: %m");
+				goto cleanup;
+			}
+			if (idle && (w.ev.all || w.ev.tables_changed || w.ev.n))
+				w.deadline = now_ms() + BATCH_MS;
+		}
+		if (fds[1].revents) {
+			struct signalfd_siginfo si;
+
+			while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP) {
+					notify(&w, "RELOADING=1");
+					reload(&w);
+					w.deadline = now_ms();
+					notify(&w, "READY=1");
+					continue;
+				}
+				/* the kernel state stays as it is: routing keeps working without ib-hook */
+				notify(&w, "STOPPING=1");
+				rc = 0;
+				goto cleanup;
+			}
+		}
+	}
+cleanup:
+	engine_free(w.engine);
+	netlink_monitor_close(w.mon);
+	if (sfd >= 0)
+		close(sfd);
+	return rc;
+}

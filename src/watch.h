@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+struct ibh_config;
+
+struct ibh_watch_options {
+	const char *config_path; /* re-read on SIGHUP */
+	bool config_missing_ok;
+	const char *lock_path;
+	unsigned int wait_sec;
+	int rcvbuf; /* bytes; 0: the default */
+};
+
+/*
+ * ib-hook --watch: keep every managed interface as apply leaves it, from the
+ * kernel's own notifications. Returns the exit code (0 on SIGTERM/SIGINT).
+ */
+int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt);

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# ib-hook --watch (issue 13) in a namespace of its own: it applies at start,
+# follows addresses, link bounces, a flushed table and a new port, leaves
+# foreign rules alone, converges after a burst and after lost notifications,
+# keeps its configuration on a bad SIGHUP and leaves the kernel state as it is
+# on SIGTERM.
+. "$(dirname "$0")/../lib.sh"
+t_require
+
+W_PID=
+stop_watcher() {
+	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null
+	W_PID=
+}
+trap 'stop_watcher; t_cleanup' EXIT
+
+# start_watcher NS CONF [ENV...]: ib-hook --watch in the background
+start_watcher() {
+	local n=$1 cfg=$2
+	shift 2
+	ip netns exec "$(ns "$n")" env "$@" "$IB_HOOK" --config "$cfg" --watch >"$T_DIR/watch.log" 2>&1 &
+	W_PID=$!
+}
+
+# eventually DESCRIPTION CMD...: CMD succeeds within 3 s
+eventually() {
+	local d=$1 i
+	shift
+	for i in $(seq 60); do
+		if "$@" >/dev/null 2>&1; then
+			ok "$d (${i}x50 ms)"
+			return
+		fi
+		sleep 0.05
+	done
+	not_ok "$d"
+	sed 's/^/#  watcher: /' "$T_DIR/watch.log" | tail -n 20
+}
+
+rule_is() { # rule_is NS ADDR TABLE: exactly one plain rule from ADDR, and it is to TABLE
+	[ "$(ip -n "$(ns "$1")" rule | grep -cE "from $2 lookup [0-9]+ ?\$")" = 1 ] &&
+		ip -n "$(ns "$1")" rule | grep -qE "from $2 lookup $3 ?\$"
+}
+no_rule() { ! ip -n "$(ns "$1")" rule | grep -q "from $2 "; }
+table_has() { ip -n "$(ns "$1")" route show table "$2" | grep -q "$3"; }
+
+port_host w ib0 172.16.34.1/16 ib1 172.16.34.2/16
+printf '[Match]\nName=ib*\n' | conf w
+m=$(ns w)
+t0=$(table_of w ib0)
+t1=$(table_of w ib1)
+ip -n "$m" rule add from 172.16.34.2 iif ib0 lookup "$t1" priority 1000
+ip -n "$m" rule add from 172.16.34.9 lookup 7777 priority 1000 proto kernel
+foreign=$(ip -n "$m" -d rule | grep -e 'iif ib0' -e 'lookup 7777')
+
+start_watcher w "$T_DIR/w.conf"
+eventually "start: both ports applied" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.1 $t0 && rule_is w 172.16.34.2 $t1"
+
+ip -n "$m" addr add 172.16.34.20/16 dev ib1
+eventually "a new address gets its rule" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.20 $t1"
+ip -n "$m" addr del 172.16.34.20/16 dev ib1
+eventually "a removed address takes its rule with it" sh -c "$(declare -f no_rule ns); T_PFX=$T_PFX; no_rule w 172.16.34.20"
+
+ip -n "$m" link set ib1 down
+ip -n "$m" link set ib1 up
+eventually "link down/up: T(ib1) restored" sh -c "$(declare -f table_has ns); T_PFX=$T_PFX; table_has w $t1 'src 172.16.34.2'"
+eventually "  and its rule" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.2 $t1"
+
+ip -n "$m" route flush table "$t1"
+eventually "T(ib1) flushed by hand: restored" sh -c "$(declare -f table_has ns); T_PFX=$T_PFX; table_has w $t1 'src 172.16.34.2'"
+
+veth w ib2 pib2
+addr w ib2 172.16.34.3/16
+t2=$(table_of w ib2)
+eventually "a port that appears later is applied" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.3 $t2"
+
+expect_eq "foreign rules untouched throughout" "$foreign" "$(ip -n "$m" -d rule | grep -e 'iif ib0' -e 'lookup 7777')"
+
+# a burst: 1000 address events, gathered into few passes
+cpu_before=$(awk '{print $14 + $15}' "/proc/$W_PID/stat")
+for i in $(seq 0 249); do
+	echo "addr add 10.9.$((i / 250)).$((i % 250 + 1))/16 dev ib0"
+	echo "addr add 2001:db8:9::$(printf %x $((i + 1)))/64 dev ib0 nodad"
+done >"$T_DIR/add.batch"
+sed 's/^addr add/addr del/' "$T_DIR/add.batch" | cat "$T_DIR/add.batch" - >"$T_DIR/burst.batch"
+ip -n "$m" -batch "$T_DIR/burst.batch"
+ip -n "$m" addr add 10.9.100.1/16 dev ib0
+eventually "after a burst of 1000 address events: converged" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 10.9.100.1 $t0"
+sleep 0.3
+expect_eq "  no rule of a burst address is left" "" "$(ip -n "$m" rule | grep -e 'from 10.9.0.' -e 'from 2001:db8:9::')"
+cpu_after=$(awk '{print $14 + $15}' "/proc/$W_PID/stat")
+cpu_ms=$(( (cpu_after - cpu_before) * 1000 / $(getconf CLK_TCK) ))
+echo "# watcher CPU time for the burst: ${cpu_ms} ms"
+check "  CPU time bounded (${cpu_ms} ms < 3000 ms)" test "$cpu_ms" -lt 3000
+expect_rc "--dry-run after all this: nothing to do" 0 ibh w --config "$T_DIR/w.conf" --dry-run --all
+expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
+
+# SIGHUP with a bad configuration keeps the one in use
+cp "$T_DIR/w.conf" "$T_DIR/w.conf.good"
+printf '[Routing]\nTableBase=banana\n' >>"$T_DIR/w.conf"
+kill -HUP "$W_PID"
+sleep 0.3
+check "SIGHUP with a bad config: still running" kill -0 "$W_PID"
+check "  says why and keeps the old one" grep -q "keeping the configuration in use" "$T_DIR/watch.log"
+ip -n "$m" addr add 172.16.34.21/16 dev ib1
+eventually "  and keeps working" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.21 $t1"
+cp "$T_DIR/w.conf.good" "$T_DIR/w.conf"
+printf '[Routing]\nPriority=900\n' >>"$T_DIR/w.conf"
+kill -HUP "$W_PID"
+eventually "SIGHUP with a new priority: rules move" sh -c "ip -n $m rule | grep -q '^900:	from 172.16.34.2 lookup $t1'"
+eventually "  and the old ones are taken back" sh -c "! ip -n $m rule | grep -q '^1000:	from 172.16.34.2 lookup $t1'"
+
+# SIGTERM: exit 0 within a second, the rules stay
+kill -TERM "$W_PID"
+for i in $(seq 20); do kill -0 "$W_PID" 2>/dev/null || break; sleep 0.05; done
+check "SIGTERM: exits within a second" sh -c "! kill -0 $W_PID 2>/dev/null"
+wait "$W_PID"
+expect_eq "  with status 0" 0 "$?"
+W_PID=
+check "  and leaves the rules" sh -c "ip -n $m rule | grep -q 'from 172.16.34.2 lookup $t1'"
+
+# notifications lost (a tiny receive buffer and a storm): everything is read again
+start_watcher w "$T_DIR/w.conf" IB_HOOK_WATCH_RCVBUF=1024
+sleep 0.3
+ip -n "$m" route flush table "$t0"
+ip -n "$m" -batch "$T_DIR/burst.batch"
+eventually "lost notifications: resync, T(ib0) restored" sh -c "$(declare -f table_has ns); T_PFX=$T_PFX; table_has w $t0 'src 172.16.34.1'"
+sleep 0.3
+check "  it said so" grep -q "notifications were lost" "$T_DIR/watch.log"
+expect_rc "  --dry-run: nothing to do" 0 ibh w --config "$T_DIR/w.conf" --dry-run --all
+expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
+stop_watcher
+done_testing
