@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: the parsers of what the kernel sends (rules, routes) and
- * of the record under /run. Either may be damaged; neither may crash ib-hook
- * or make it read past its input.
+ * libFuzzer target: the parsers of what the kernel sends (rules, routes, RDMA
+ * ports) and of the record under /run. Either may be damaged; neither may
+ * crash ib-hook or make it read past its input.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,6 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ibh_rule rule;
 	struct ibh_route route;
+	struct ibh_rdma_port port;
 	struct ibh_rec rec;
 	bool protocol;
 	char line[512], back[512];
@@ -30,6 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	(void)netlink_parse_rule(copy, size, &rule, &protocol);
 	(void)netlink_parse_route(copy, size, &route);
+	(void)netlink_parse_rdma_port(copy, size, &port);
 	free(copy);
 
 	if (size < sizeof(line)) {

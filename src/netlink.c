@@ -11,6 +11,7 @@
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
+#include <rdma/rdma_netlink.h> /* in linux-libc-dev since 4.17 (bullseye: 5.10) */
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -1159,4 +1160,110 @@ int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_ev
 uint32_t netlink_port(const struct ibh_nl *n)
 {
 	return nl_socket_get_local_port(n->sk);
+}
+
+/*
+ * RDMA ports, from the kernel's RDMA netlink (NETLINK_RDMA, the interface of
+ * `rdma link`): every provider (mlx5, rxe, siw, ...) reports each port's
+ * netdev here, whether or not sysfs links the two. Its own socket, as it is
+ * another netlink protocol; opened only when a caller needs it.
+ */
+
+/* the dump's message type: client NLDEV, command PORT_GET (<rdma/rdma_netlink.h>) */
+#define RDMA_PORT_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)
+
+static int parse_rdma_port(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_NAME + 1];
+	struct ibh_rdma_port *p;
+	struct vec *v = arg;
+	struct nlattr *a;
+	int64_t ifindex;
+	int rem;
+
+	if (nlh->nlmsg_type != RDMA_PORT_DUMP)
+		return 0;
+	/* nla_parse() quietly drops an attribute that runs past the message */
+	a = nlmsg_attrdata(nlh, 0);
+	rem = nlmsg_attrlen(nlh, 0);
+	while (nla_ok(a, rem))
+		a = nla_next(a, &rem);
+	if (rem != 0)
+		return -EBADMSG;
+	/* NLDEV messages have no family header: the attributes follow nlmsghdr */
+	if (nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_NDEV_NAME, NULL) < 0)
+		return -EBADMSG;
+	/* a port whose netdev is in another namespace (or has none) carries no NDEV_* */
+	if (!tb[RDMA_NLDEV_ATTR_NDEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME] ||
+	    !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+		return 0;
+	if (nla_len(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]) < 4 ||
+	    nla_len(tb[RDMA_NLDEV_ATTR_PORT_INDEX]) < 4 ||
+	    (tb[RDMA_NLDEV_ATTR_DEV_INDEX] && nla_len(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) < 4))
+		return -EBADMSG;
+	ifindex = nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
+	if (ifindex <= 0 || ifindex > INT32_MAX)
+		return -EBADMSG;
+	p = vec_push(v);
+	if (!p)
+		return -ENOMEM;
+	p->ifindex = (int)ifindex;
+	p->port = nla_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+	if (tb[RDMA_NLDEV_ATTR_DEV_INDEX])
+		p->dev_index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	/* nla_strlcpy copes with a missing terminator and truncates */
+	nla_strlcpy(p->dev, tb[RDMA_NLDEV_ATTR_DEV_NAME], sizeof(p->dev));
+	if (tb[RDMA_NLDEV_ATTR_NDEV_NAME])
+		nla_strlcpy(p->ndev, tb[RDMA_NLDEV_ATTR_NDEV_NAME], sizeof(p->ndev));
+	if (p->dev[0] == '\0') {
+		v->n--;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret)
+{
+	struct vec v = { .size = sizeof(struct ibh_rdma_port) };
+	struct nlmsghdr *nlh;
+	int r = checked_msg(buf, size, &nlh);
+
+	if (r == 0)
+		r = parse_rdma_port(nlh, &v);
+	if (r == 0 && v.n == 0)
+		r = -ENOENT;
+	if (r == 0)
+		*ret = *(struct ibh_rdma_port *)v.items;
+	free(v.items);
+	return r;
+}
+
+static struct nl_msg *build_rdma_port_dump(const void *arg)
+{
+	return nlmsg_alloc_simple(RDMA_PORT_DUMP, NLM_F_REQUEST | NLM_F_DUMP);
+}
+
+int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
+{
+	struct vec v = { .size = sizeof(struct ibh_rdma_port) };
+	struct ibh_nl n;
+	int r;
+
+	n.sk = nl_socket_alloc();
+	if (!n.sk)
+		return -ENOMEM;
+	nl_socket_disable_auto_ack(n.sk);
+	nl_socket_disable_msg_peek(n.sk);
+	nl_socket_set_msg_buf_size(n.sk, 32768);
+	r = nl_connect(n.sk, NETLINK_RDMA);
+	if (r < 0) {
+		nl_socket_free(n.sk);
+		/* no ib_core: the kernel knows no such netlink protocol */
+		if (r == -NLE_PROTO_MISMATCH || r == -NLE_AF_NOSUPPORT || errno == EPROTONOSUPPORT)
+			return -EPROTONOSUPPORT;
+		return nle_to_errno(r);
+	}
+	r = vec_take(&v, dump(&n, build_rdma_port_dump, NULL, parse_rdma_port, &v, &v), ret, n_ret);
+	nl_socket_free(n.sk);
+	return r;
 }

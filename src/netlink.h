@@ -83,3 +83,20 @@ void netlink_monitor_close(struct ibh_monitor *m);
 int netlink_monitor_fd(const struct ibh_monitor *m);
 /* drain what is pending into ev (not cleared); notifications from own_port are ib-hook's echo */
 int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);
+
+/* an RDMA port whose netdev is in this network namespace */
+struct ibh_rdma_port {
+	int ifindex;	    /* of the netdev */
+	uint32_t dev_index; /* of the RDMA device */
+	uint32_t port;
+	char dev[64]; /* IB_DEVICE_NAME_MAX */
+	char ndev[16];
+};
+
+/*
+ * Every RDMA port with a netdev, from the RDMA netlink (`rdma link`);
+ * -EPROTONOSUPPORT when the kernel has no RDMA subsystem (ib_core not loaded).
+ */
+int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
+/* one RDMA_NLDEV_CMD_PORT_GET message; -ENOENT: a port without a netdev here */
+int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret);

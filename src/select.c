@@ -1,12 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <fnmatch.h>
 #include <net/if_arp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "netlink.h"
 #include "select.h"
+
+/*
+ * The RDMA ports of this namespace, asked for at most once per run and only
+ * when a link's type and the config globs do not decide already, so that a
+ * hook run for an unmanaged link costs a few syscalls more at most.
+ */
+static struct {
+	bool asked;
+	int error; /* < 0: the RDMA netlink could not be asked */
+	struct ibh_rdma_port *ports;
+	size_t n_ports;
+} rdma;
+
+static void rdma_ask(void)
+{
+	if (rdma.asked)
+		return;
+	rdma.asked = true;
+	rdma.error = netlink_rdma_ports(&rdma.ports, &rdma.n_ports);
+}
+
+const struct ibh_rdma_port *select_rdma_port(int ifindex)
+{
+	rdma_ask();
+	for (size_t i = 0; rdma.error == 0 && i < rdma.n_ports; i++)
+		if (rdma.ports[i].ifindex == ifindex)
+			return &rdma.ports[i];
+	return NULL;
+}
+
+void select_forget(void)
+{
+	free(rdma.ports);
+	memset(&rdma, 0, sizeof(rdma));
+}
 
 bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 {
@@ -22,7 +60,12 @@ bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 	}
 	if (l->type == ARPHRD_INFINIBAND)
 		return true;
-	/* RoCE: an Ethernet port whose PCI function also carries an RDMA device */
+	/* the netdev of an RDMA port: RoCE (mlx5, rxe), iWARP (siw, cxgb4), ... */
+	if (select_rdma_port(l->ifindex))
+		return true;
+	if (rdma.error == 0 || rdma.error == -EPROTONOSUPPORT)
+		return false;
+	/* the RDMA netlink failed otherwise (old kernel, seccomp): sysfs knows hardware RoCE */
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband", l->name);
 	return l->type == ARPHRD_ETHER && access(path, F_OK) == 0;
 }

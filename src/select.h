@@ -5,6 +5,14 @@
 
 struct ibh_config;
 struct ibh_link;
+struct ibh_rdma_port;
 
-/* [Match] Name= globs when given; else InfiniBand links and RDMA-backed Ethernet */
+/*
+ * [Match] Name= globs when given; else InfiniBand links and the netdevs of
+ * RDMA ports (the kernel's RDMA netlink, asked once per run)
+ */
 bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l);
+/* the RDMA port whose netdev is ifindex, or NULL */
+const struct ibh_rdma_port *select_rdma_port(int ifindex);
+/* ask the kernel again next time (--watch: ports come and go) */
+void select_forget(void);

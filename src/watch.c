@@ -22,6 +22,7 @@
 #include "lock.h"
 #include "log.h"
 #include "netlink.h"
+#include "select.h"
 #include "watch.h"
 
 /* long enough to gather what one `ip addr add` or a link bounce sends, short for a person */
@@ -171,6 +172,8 @@ static bool pass(struct watch *w)
 	int64_t now = now_ms();
 	int lock_fd;
 
+	/* RDMA ports come and go (rdma link add/delete, driver reloads) */
+	select_forget();
 	/* the same lock as hook runs, held only for this pass */
 	lock_fd = lock_take(w->opt->lock_path, 0);
 	if (lock_fd < 0)

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The RDMA netlink port parser over dump messages, and broken ones */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "netlink.h"
+#include "rdma-messages.h"
+
+static size_t unhex(const char *h, unsigned char *buf, size_t size)
+{
+	size_t n = strlen(h) / 2;
+
+	assert_true(n <= size);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(sscanf(h + 2 * i, "%2hhx", &buf[i]), 1);
+	return n;
+}
+
+static void check(const struct rdma_fixture *f)
+{
+	unsigned char buf[1024];
+	struct ibh_rdma_port p;
+	size_t n = unhex(f->hex, buf, sizeof(buf));
+	int r = netlink_parse_rdma_port(buf, n, &p);
+
+	assert_int_equal(r, f->result);
+	if (r < 0)
+		return;
+	assert_string_equal(p.dev, f->dev);
+	assert_int_equal(p.port, f->port);
+	assert_int_equal(p.ifindex, f->ifindex);
+	assert_string_equal(p.ndev, f->ndev);
+}
+
+static void test_constructed(void **state)
+{
+	for (size_t i = 0; i < sizeof(rdma_constructed) / sizeof(rdma_constructed[0]); i++)
+		check(&rdma_constructed[i]);
+}
+
+/* the offset of attribute type in buf's attributes, or 0 */
+static size_t find_attr(const unsigned char *buf, size_t n, uint16_t type)
+{
+	for (size_t at = NLMSG_HDRLEN; at + NLA_HDRLEN <= n;) {
+		struct nlattr a;
+
+		memcpy(&a, buf + at, sizeof(a));
+		if (a.nla_type == type)
+			return at;
+		if (a.nla_len < NLA_HDRLEN)
+			return 0;
+		at += NLA_ALIGN(a.nla_len);
+	}
+	return 0;
+}
+
+static void test_malformed(void **state)
+{
+	unsigned char buf[1024], copy[1024];
+	struct ibh_rdma_port p;
+	struct nlattr a;
+	struct nlmsghdr h;
+	size_t n = unhex(rdma_constructed[0].hex, buf, sizeof(buf)), at;
+	uint32_t zero = 0;
+
+	/* too short, or a length beyond the buffer */
+	assert_int_equal(netlink_parse_rdma_port(buf, 8, &p), -EINVAL);
+	assert_int_equal(netlink_parse_rdma_port(buf, n - 4, &p), -EINVAL);
+	/* another message type (a NLMSG_DONE, a device dump) is no port */
+	memcpy(copy, buf, n);
+	memcpy(&h, copy, sizeof(h));
+	h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET);
+	memcpy(copy, &h, sizeof(h));
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -ENOENT);
+	/* an attribute running past the message */
+	memcpy(copy, buf, n);
+	at = find_attr(copy, n, RDMA_NLDEV_ATTR_NDEV_NAME);
+	assert_true(at > 0);
+	memcpy(&a, copy + at, sizeof(a));
+	a.nla_len = 200;
+	memcpy(copy + at, &a, sizeof(a));
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -EBADMSG);
+	/* an NDEV_INDEX too short for a u32 is refused, not read past */
+	memcpy(copy, buf, n);
+	at = find_attr(copy, n, RDMA_NLDEV_ATTR_NDEV_INDEX);
+	assert_true(at > 0);
+	memcpy(&a, copy + at, sizeof(a));
+	a.nla_len = NLA_HDRLEN + 2;
+	memcpy(copy + at, &a, sizeof(a));
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -EBADMSG);
+	/* ifindex 0 names no netdev */
+	memcpy(copy, buf, n);
+	memcpy(copy + at + NLA_HDRLEN, &zero, sizeof(zero));
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -EBADMSG);
+	/* a device name without its terminator is cut, never read past */
+	memcpy(copy, buf, n);
+	at = find_attr(copy, n, RDMA_NLDEV_ATTR_DEV_NAME);
+	memset(copy + at + NLA_HDRLEN, 'x', 4);
+	copy[at + NLA_HDRLEN + 4] = 'y';
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), 0);
+	assert_string_equal(p.dev, "xxxxy");
+	/* an empty device name */
+	copy[at + NLA_HDRLEN] = '\0';
+	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -EBADMSG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constructed),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
