@@ -46,6 +46,7 @@ struct ibh_engine {
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
+	unsigned long repairs; /* ... of which ib-hook's own, put back after they vanished */
 };
 
 static const char *action_name(enum ibh_action a)
@@ -608,6 +609,12 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 		    op->kind != IBH_OP_FORGET) {
 			changed = true;
 			e->changes++;
+			for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
+				if (p->ops[k].kind == IBH_OP_FORGET &&
+				    rec_same_object(&p->ops[k].rec, &op->rec)) {
+					e->repairs++;
+					break;
+				}
 		}
 		log_full(op->kind == IBH_OP_NEIGH_FLUSH || op->kind == IBH_OP_ADOPT ||
 					 op->kind == IBH_OP_FORGET
@@ -985,6 +992,11 @@ uint32_t engine_port(const struct ibh_engine *e)
 unsigned long engine_changes(const struct ibh_engine *e)
 {
 	return e->changes;
+}
+
+unsigned long engine_repairs(const struct ibh_engine *e)
+{
+	return e->repairs;
 }
 
 enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req)

@@ -49,5 +49,7 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 uint32_t engine_port(const struct ibh_engine *e);
 /* how many kernel objects the engine changed so far */
 unsigned long engine_changes(const struct ibh_engine *e);
+/* ... of which objects it had installed, put back after they vanished */
+unsigned long engine_repairs(const struct ibh_engine *e);
 /* after the runs: the --status summary or the end of the JSON document, and its verdict */
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req);

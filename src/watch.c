@@ -25,10 +25,10 @@
 #include "select.h"
 #include "watch.h"
 
-/* long enough to gather what one `ip addr add` or a link bounce sends, short for a person */
-#define BATCH_MS 20
-/* a link whose state ib-hook had to repair this often within the window is fought over */
-#define FIGHT_RUNS	5
+/* long enough to gather what one `ip addr add` or a link bounce sends at once */
+#define BATCH_MS 2
+/* a link whose objects ib-hook had to put back this often within the window is fought over */
+#define FIGHT_RUNS	8
 #define FIGHT_WINDOW_MS 10000
 #define BACKOFF_MAX_MS	60000
 #define LOCK_RETRY_MS	1000
@@ -117,7 +117,7 @@ static void account(struct watch *w, int ifindex, bool changed, int64_t now)
 		hold = BACKOFF_MAX_MS;
 	if (f->hold_until <= now)
 		log_warning(
-			"interface %d: its routing changed %u times in %d s under ib-hook (another "
+			"interface %d: ib-hook put its routing back %u times in %d s (another "
 			"program, or a flapping link?); waiting %lld ms before the next repair",
 			ifindex, f->runs, FIGHT_WINDOW_MS / 1000, (long long)hold);
 	f->hold_until = now + hold;
@@ -187,14 +187,14 @@ static bool pass(struct watch *w)
 	} else
 		for (size_t i = 0; i < w->ev.n; i++) {
 			int ifindex = w->ev.ifindex[i];
-			unsigned long before = engine_changes(w->engine);
+			unsigned long before = engine_repairs(w->engine);
 
 			if (held_until(w, ifindex) > now) {
 				left.ifindex[left.n++] = ifindex;
 				continue;
 			}
 			engine_run_index(w->engine, ifindex, &req);
-			account(w, ifindex, engine_changes(w->engine) != before, now);
+			account(w, ifindex, engine_repairs(w->engine) != before, now);
 		}
 	close(lock_fd);
 	w->ev = left;

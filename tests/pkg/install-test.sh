@@ -156,8 +156,9 @@ rules_absent() {
 	! ip -n "$ns" rule show | grep -q 'from 172\.16\.34\.'
 }
 
+# run as dpkg runs it: deb-systemd-helper (the watcher unit) insists
 postinst=/var/lib/dpkg/info/ib-hook.postinst
-in_system "$postinst" configure >"$tmp/postinst.log" 2>&1
+in_system env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure >"$tmp/postinst.log" 2>&1
 rc=$?
 check "postinst configure on a running system succeeds (exit $rc)" [ "$rc" -eq 0 ]
 check "postinst applied: rules from 172.16.34.1 and 172.16.34.2 exist" rules_present
@@ -170,7 +171,7 @@ check "ib-hook --status after postinst reports no drift (exit $rc)" [ "$rc" -eq 
 in_system /usr/sbin/ib-hook --all --remove >/dev/null 2>&1
 ip netns exec "$ns" unshare --pid --fork --mount-proc="$root/proc" \
 	setpriv --bounding-set=-net_admin --inh-caps=-net_admin \
-	chroot "$root" "$postinst" configure </dev/null >"$tmp/noperm.log" 2>&1
+	chroot "$root" env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure </dev/null >"$tmp/noperm.log" 2>&1
 rc=$?
 n=$(wc -l <"$tmp/noperm.log")
 check "postinst without CAP_NET_ADMIN succeeds (exit $rc)" [ "$rc" -eq 0 ]
@@ -179,7 +180,7 @@ sed 's/^/# /' "$tmp/noperm.log"
 
 # A config that ib-hook refuses (group-writable) must not fail it either.
 chmod 0664 "$root/etc/ib-hook.conf"
-in_system "$postinst" configure >"$tmp/badconf.log" 2>&1
+in_system env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure >"$tmp/badconf.log" 2>&1
 rc=$?
 n=$(wc -l <"$tmp/badconf.log")
 check "postinst with a config ib-hook rejects succeeds with one line (exit $rc, $n lines)" \
@@ -199,13 +200,13 @@ done
 : >"$root$unit"
 printf '#!/bin/sh\necho "$*" >>/tmp/dsi.log\n' >"$root$stub"
 chmod 0755 "$root$stub"
-in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$postinst" configure \
+in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure \
 	>/dev/null 2>&1
 check "postinst starts networkd-dispatcher when systemd runs" \
 	grep -qx 'start networkd-dispatcher.service' "$root/tmp/dsi.log"
 rm -f "$root/tmp/dsi.log"
 rmdir "$root/run/systemd/system"
-in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$postinst" configure \
+in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure \
 	>/dev/null 2>&1
 check "postinst leaves networkd-dispatcher alone when systemd does not run" \
 	[ ! -e "$root/tmp/dsi.log" ]
