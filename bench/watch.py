@@ -13,6 +13,7 @@
 """
 import ctypes
 import os
+import signal
 import socket
 import statistics
 import struct
@@ -85,6 +86,8 @@ def pct(v, p):
 
 
 def main():
+    # a timeout's SIGTERM still removes the namespace (finally below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     subprocess.run(["ip", "netns", "add", NS], check=True)
     tmp = tempfile.mkdtemp()
     w = None

@@ -399,6 +399,42 @@ if [ $SMOKE = 0 ]; then
 	check "networkd-dispatcher.service is active ($ACTIVE)" test "$ACTIVE" = active
 	ct systemctl is-active systemd-networkd.service >/dev/null ||
 		notok "systemd-networkd is not active"
+	WACTIVE=$(ct systemctl is-active ib-hook.service)
+	check "the watcher, ib-hook.service, started at boot ($WACTIVE)" test "$WACTIVE" = active
+
+	# how long T(ib1) is missing after a networkd restart, polled every ~5 ms
+	gap_ms() {
+		ct sh -c 'systemctl restart systemd-networkd; gone=""; back=""; i=0
+			while [ $i -lt 400 ]; do
+				if ip route show table '"$T1"' | grep -q "src 172.16.34.2"; then
+					[ -n "$gone" ] && [ -z "$back" ] && back=$(date +%s%N)
+				else
+					[ -z "$gone" ] && gone=$(date +%s%N)
+					back=""
+				fi
+				i=$((i + 1))
+			done
+			if [ -z "$gone" ]; then echo 0; elif [ -z "$back" ]; then echo never; else echo $(( (back - gone) / 1000000 )); fi'
+	}
+	with_watcher=$(gap_ms)
+	wait_until 20 links_ready || true
+	ref_state_settled 15 || true
+	ct systemctl stop ib-hook.service
+	dispatcher_only=$(gap_ms)
+	wait_until 20 links_ready || true
+	ref_state_settled 15 || true
+	ct systemctl start ib-hook.service
+	note "T($T1) missing after 'systemctl restart systemd-networkd': ${with_watcher} ms with the watcher, ${dispatcher_only} ms with networkd-dispatcher only"
+	check "with the watcher, T($T1) comes back after a networkd restart (${with_watcher} ms)" test "$with_watcher" != never
+	ct systemctl reload ib-hook.service
+	sleep 1
+	WACTIVE=$(ct systemctl is-active ib-hook.service)
+	reloaded() {
+		[ "$WACTIVE" = active ] && ct journalctl -b -u ib-hook.service --no-pager -o cat | grep -q 're-read' && return 0
+		REASON="journal of ib-hook.service: $(ct journalctl -b -u ib-hook.service --no-pager -o cat | tail -n 6 | tr '\n' '|')"
+		return 1
+	}
+	check "systemctl reload ib-hook: still active ($WACTIVE) and the config re-read" reloaded
 
 	# --- 4. networkd restarts, reloads, reconfigures --------------------
 	for action in "systemctl restart systemd-networkd" "networkctl reload" "networkctl reconfigure ib1"; do
@@ -496,7 +532,9 @@ if [ $SMOKE = 0 ]; then
 	check "after dpkg -P: the other rules are unchanged" test "$(other_rules)" = "$RULES_BEFORE"
 	check "after dpkg -P: main table unchanged" test "$(ct ip route show table main; ct ip -6 route show table main)" = "$MAIN_BEFORE"
 	check "after dpkg -P: addresses unchanged" test "$(ct ip -br addr show)" = "$ADDR_BEFORE"
-	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/sbin/ib-hook /etc/ib-hook.conf 2>/dev/null')
+	stopped() { ! ct systemctl is-active -q ib-hook.service; }
+	check "after dpkg -P: ib-hook.service stopped" stopped
+	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/sbin/ib-hook /etc/ib-hook.conf /lib/systemd/system/ib-hook.service /usr/lib/systemd/system/ib-hook.service /etc/systemd/system/multi-user.target.wants/ib-hook.service 2>/dev/null')
 	REASON="left: $(echo "$left" | tr '\n' ' ')"
 	check "after dpkg -P: no hook symlinks, binary or config left" test -z "$left"
 	# networkd-dispatcher keeps working without the hook (no dangling links)

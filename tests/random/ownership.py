@@ -31,6 +31,8 @@ import time
 IB_HOOK = os.environ.get("IB_HOOK") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "../../build/src/ib-hook")
 STEPS = int(os.environ.get("IB_HOOK_STEPS", "300"))
+# IB_HOOK_WATCH=1: the watcher (ib-hook --watch) runs throughout, as ib-hook.service does
+WATCH = os.environ.get("IB_HOOK_WATCH") == "1"
 SEED = int(os.environ.get("IB_HOOK_SEED", str(random.SystemRandom().randrange(1 << 31))))
 NS = f"ibrand{os.getpid()}"
 PORTS = ["ib0", "ib1", "ib2"]
@@ -77,6 +79,7 @@ for name, text in CONFIGS.items():
         f.write(text)
     os.chmod(f"{tmp}/{name}.conf", 0o644)
 config = "default"
+watcher = None
 
 
 def ifindex(port):
@@ -236,9 +239,16 @@ def run_ib_hook(args, env_vars=None):
     return p
 
 
+def settle():
+    """with the watcher running, let it finish the pass the last step caused"""
+    if WATCH:
+        time.sleep(0.05)
+
+
 def step_apply_all():
     p = run_ib_hook(["--all"])
     if p.returncode == 0:
+        settle()
         d = sh(IB_HOOK, "--config", f"{tmp}/{config}.conf", "--dry-run", "--all")
         if d.stdout.strip():
             if os.environ.get("IB_HOOK_DEBUG"):
@@ -247,6 +257,8 @@ def step_apply_all():
 
 
 def step_remove_all():
+    if WATCH:
+        return  # the watcher puts everything back at once: nothing to compare
     p = run_ib_hook(["--all", "--remove"])
     if p.returncode != 0:
         return
@@ -298,6 +310,10 @@ def step():
     elif x < 0.79:
         config = rng.choice(list(CONFIGS))
         log.append(f"config -> {config}")
+        if WATCH:
+            with open(f"{tmp}/watch.conf", "w") as f:
+                f.write(CONFIGS[config])
+            watcher.send_signal(signal.SIGHUP)
     elif x < 0.86:
         a = rng.choice([f"172.16.34.{rng.randrange(10, 14)}/16", f"2001:db8:34::{rng.randrange(10, 14):x}/64", "10.72.0.1 peer 10.99.0.0/24"])
         verb = "add" if rng.random() < 0.6 else "del"
@@ -332,9 +348,20 @@ def main():
             ip("-6", "addr", "add", V6[p] + "/64", "dev", p, "nodad", check=True)
         # ib-hook speaks for the ports before the first foreign object appears (see README: Ownership)
         step_apply_all()
+        if WATCH:
+            global watcher
+            with open(f"{tmp}/watch.conf", "w") as f:
+                f.write(CONFIGS[config])
+            os.chmod(f"{tmp}/watch.conf", 0o644)
+            watcher = subprocess.Popen(["ip", "netns", "exec", NS, IB_HOOK, "--config", f"{tmp}/watch.conf", "--watch"],
+                                       stdout=subprocess.DEVNULL, stderr=open(f"{tmp}/watch.log", "w"))
+            time.sleep(0.3)
         for i in range(STEPS):
             step()
+            settle()
             check_foreign(f"step {i + 1}")
+            if WATCH and watcher.poll() is not None:
+                fail(f"step {i + 1}: the watcher exited ({watcher.returncode}): {open(f'{tmp}/watch.log').read()[-500:]}")
         step_apply_all()
         check_foreign("final apply")
         config_before = config
