@@ -134,7 +134,8 @@ int main(int argc, char *argv[])
 			return usage_error("invalid option", NULL);
 		}
 	}
-	if (optind < argc)
+	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
+	if (optind < argc && (argc - optind != 2 || all || n_ifaces || req.mode == IBH_MODE_STATUS))
 		return usage_error("unexpected argument", argv[optind]);
 	if (all && n_ifaces)
 		return usage_error("--all and --iface exclude each other", NULL);
@@ -159,6 +160,11 @@ int main(int argc, char *argv[])
 			.phase = getenv("PHASE"),
 			.addrfam = getenv("ADDRFAM"),
 			.method = getenv("METHOD"),
+			.nm_arg_iface = optind < argc ? argv[optind] : NULL,
+			.nm_arg_action = optind < argc ? argv[optind + 1] : NULL,
+			.nm_action = getenv("NM_DISPATCHER_ACTION"),
+			.device_iface = getenv("DEVICE_IFACE"),
+			.device_ip_iface = getenv("DEVICE_IP_IFACE"),
 		};
 		struct ibh_hook hook;
 

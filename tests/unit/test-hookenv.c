@@ -81,6 +81,86 @@ static void test_networkmanager(void **state)
 	assert_string_equal(h.source, "NetworkManager");
 }
 
+static struct ibh_hook nm(const char *iface, const char *action)
+{
+	struct ibh_hook_env env = { .nm_arg_iface = iface,
+				    .nm_arg_action = action,
+				    .nm_action = action,
+				    .device_iface = iface,
+				    .device_ip_iface = iface };
+	struct ibh_hook h;
+
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.source, "NetworkManager");
+	return h;
+}
+
+static void test_networkmanager_native(void **state)
+{
+	static const char *const apply[] = { "up", "dhcp4-change", "dhcp6-change", "reapply" };
+	static const char *const none[] = {
+		"vpn-up", "vpn-down",	"hostname",	"connectivity-change",
+		"pre-up", "vpn-pre-up", "vpn-pre-down", "UP",
+		"",	  "up "
+	};
+	struct ibh_hook_env env = {};
+	struct ibh_hook h;
+
+	for (size_t i = 0; i < sizeof(apply) / sizeof(apply[0]); i++) {
+		h = nm("ib1", apply[i]);
+		assert_int_equal(h.action, IBH_ACTION_APPLY);
+		assert_string_equal(h.iface, "ib1");
+	}
+	assert_int_equal(nm("ib1", "down").action, IBH_ACTION_REMOVE);
+	assert_int_equal(nm("ib1", "pre-down").action, IBH_ACTION_REMOVE);
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		assert_int_equal(nm("ib1", none[i]).action, IBH_ACTION_NONE);
+
+	/* hostname and connectivity-change name no interface: nothing to do */
+	h = nm("", "up");
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	assert_string_equal(h.iface, "");
+	assert_int_equal(nm("none", "hostname").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("lo", "up").action, IBH_ACTION_NONE);
+
+	/* hostile names are nobody's link */
+	assert_int_equal(nm("../../etc", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib/1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib1\n", "down").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib 1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("..", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("abcdefghijklmnop", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("abcdefghijklmno", "up").action, IBH_ACTION_APPLY);
+
+	/* the variables alone, as a script replayed by hand: IP interface first */
+	env = (struct ibh_hook_env){ .nm_action = "up",
+				     .device_iface = "ib1",
+				     .device_ip_iface = "ib0" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib0");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	env.device_ip_iface = NULL;
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib1");
+	/* the argument wins over the variables */
+	env.nm_arg_iface = "ib0";
+	env.nm_arg_action = "down";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib0");
+	assert_int_equal(h.action, IBH_ACTION_REMOVE);
+
+	/* bookworm's 01-ifupdown bridge: run-parts gives IFACE and no argument */
+	env = (struct ibh_hook_env){ .iface = "ib1",
+				     .mode = "stop",
+				     .phase = "post-down",
+				     .addrfam = "inet",
+				     .method = "NetworkManager",
+				     .nm_action = "up",
+				     .device_iface = "ib1" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_REMOVE);
+}
+
 static void test_no_iface(void **state)
 {
 	struct ibh_hook_env env = { .state = "routable" };
@@ -97,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_networkd_dispatcher),
 		cmocka_unit_test(test_ifupdown),
 		cmocka_unit_test(test_networkmanager),
+		cmocka_unit_test(test_networkmanager_native),
 		cmocka_unit_test(test_no_iface),
 	};
 
