@@ -6,7 +6,9 @@
  * own so that AddressSanitizer sees any read past its end. Besides "no crash"
  * it checks what SPEC section 2 promises: lo and the `ifup -a` frame
  * (IFACE=--all, ADDRFAM=meta) are never acted on, and a successful parse names
- * the interface of the environment.
+ * the interface of the environment. ARG1 and ARG2 stand for NetworkManager's
+ * positional arguments (INTERFACE ACTION): then only its actions act, only
+ * on a name the kernel could give a link.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +22,60 @@ enum var {
 	VAR_PHASE,
 	VAR_ADDRFAM,
 	VAR_METHOD,
+	VAR_ARG1,
+	VAR_ARG2,
+	VAR_NM_ACTION,
+	VAR_DEVICE_IFACE,
+	VAR_DEVICE_IP_IFACE,
 	VAR_MAX,
 };
 
 static const char *const var_names[VAR_MAX] = {
-	[VAR_IFACE] = "IFACE", [VAR_STATE] = "STATE",	  [VAR_MODE] = "MODE",
-	[VAR_PHASE] = "PHASE", [VAR_ADDRFAM] = "ADDRFAM", [VAR_METHOD] = "METHOD",
+	[VAR_IFACE] = "IFACE",
+	[VAR_STATE] = "STATE",
+	[VAR_MODE] = "MODE",
+	[VAR_PHASE] = "PHASE",
+	[VAR_ADDRFAM] = "ADDRFAM",
+	[VAR_METHOD] = "METHOD",
+	[VAR_ARG1] = "ARG1",
+	[VAR_ARG2] = "ARG2",
+	[VAR_NM_ACTION] = "NM_DISPATCHER_ACTION",
+	[VAR_DEVICE_IFACE] = "DEVICE_IFACE",
+	[VAR_DEVICE_IP_IFACE] = "DEVICE_IP_IFACE",
 };
 
 static bool eq(const char *a, const char *b)
 {
 	return a && strcmp(a, b) == 0;
+}
+
+static bool nm_native(const struct ibh_hook_env *env)
+{
+	return env->nm_arg_iface || env->nm_arg_action || (env->nm_action && !env->iface);
+}
+
+static void check_nm(const struct ibh_hook_env *env, const struct ibh_hook *h)
+{
+	const char *action = env->nm_arg_action ? env->nm_arg_action : env->nm_action;
+	size_t n = strlen(h->iface);
+
+	if (!h->source || strcmp(h->source, "NetworkManager") != 0)
+		abort();
+	if (h->action == IBH_ACTION_NONE)
+		return;
+	if (n == 0 || n > 15 || strchr(h->iface, '/') || strchr(h->iface, '\n') ||
+	    eq(h->iface, "lo") || eq(h->iface, ".") || eq(h->iface, ".."))
+		abort();
+	if (h->iface != env->nm_arg_iface && h->iface != env->device_ip_iface &&
+	    h->iface != env->device_iface)
+		abort();
+	if (h->action == IBH_ACTION_APPLY && !(eq(action, "up") || eq(action, "dhcp4-change") ||
+					       eq(action, "dhcp6-change") || eq(action, "reapply")))
+		abort();
+	if (h->action == IBH_ACTION_REMOVE && !(eq(action, "down") || eq(action, "pre-down")))
+		abort();
+	if (h->action != IBH_ACTION_APPLY && h->action != IBH_ACTION_REMOVE)
+		abort();
 }
 
 static void check(const struct ibh_hook_env *env, const struct ibh_hook *h)
@@ -90,6 +135,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	slots[VAR_PHASE] = &env.phase;
 	slots[VAR_ADDRFAM] = &env.addrfam;
 	slots[VAR_METHOD] = &env.method;
+	slots[VAR_ARG1] = &env.nm_arg_iface;
+	slots[VAR_ARG2] = &env.nm_arg_action;
+	slots[VAR_NM_ACTION] = &env.nm_action;
+	slots[VAR_DEVICE_IFACE] = &env.device_iface;
+	slots[VAR_DEVICE_IP_IFACE] = &env.device_ip_iface;
 
 	while (pos < size) {
 		const char *s = (const char *)data + pos, *end = memchr(s, '\0', size - pos);
@@ -118,7 +168,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&h, 0x5a, sizeof(h));
 	memcpy(&canary, &h, sizeof(h));
 	r = hookenv_parse(&env, &h);
-	if (!env.iface || env.iface[0] == '\0') {
+	if (nm_native(&env)) {
+		if (r != 0)
+			abort();
+		check_nm(&env, &h);
+	} else if (!env.iface || env.iface[0] == '\0') {
 		/* not a hook run: -EINVAL, and nothing written */
 		if (r >= 0 || memcmp(&h, &canary, sizeof(h)) != 0)
 			abort();
