@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# install-links.sh TARGET DIR...: link DESTDIR/PREFIX-relative DIR/ib-hook to TARGET.
+# install-links.sh TARGET NAME DIR...: link DESTDIR/PREFIX-relative DIR/NAME to TARGET.
 set -eu
 target=$1
-shift
+name=$2
+shift 2
 prefix=${MESON_INSTALL_PREFIX:-/usr}
 for dir; do
 	case $dir in
@@ -12,6 +13,6 @@ for dir; do
 	esac
 	dest=${DESTDIR:-}$dir
 	install -d -m 0755 "$dest"
-	ln -sfn "$target" "$dest/ib-hook"
-	echo "Installing symlink $dir/ib-hook -> $target"
+	ln -sfn "$target" "$dest/$name"
+	echo "Installing symlink $dir/$name -> $target"
 done
