@@ -85,7 +85,10 @@ int main(int argc, char *argv[])
 	int verbose = 0, lock_fd = -1, opt, r;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "i:arnsc:w:vVh", options, NULL)) != -1) {
+	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
+	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
+
+	while (!nm_call && (opt = getopt_long(argc, argv, "i:arnsc:w:vVh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			if (n_ifaces == MAX_IFACES)
