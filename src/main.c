@@ -138,7 +138,8 @@ int main(int argc, char *argv[])
 		}
 	}
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
-	if (optind < argc && (argc - optind != 2 || all || n_ifaces || req.mode == IBH_MODE_STATUS))
+	if (optind < argc &&
+	    (argc - optind != 2 || all || n_ifaces || watch || req.mode == IBH_MODE_STATUS))
 		return usage_error("unexpected argument", argv[optind]);
 	if (all && n_ifaces)
 		return usage_error("--all and --iface exclude each other", NULL);
