@@ -534,7 +534,7 @@ if [ $SMOKE = 0 ]; then
 	check "after dpkg -P: addresses unchanged" test "$(ct ip -br addr show)" = "$ADDR_BEFORE"
 	stopped() { ! ct systemctl is-active -q ib-hook.service; }
 	check "after dpkg -P: ib-hook.service stopped" stopped
-	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/sbin/ib-hook /etc/ib-hook.conf /lib/systemd/system/ib-hook.service /usr/lib/systemd/system/ib-hook.service /etc/systemd/system/multi-user.target.wants/ib-hook.service 2>/dev/null')
+	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/lib/NetworkManager/dispatcher.d/90-ib-hook /usr/sbin/ib-hook /etc/ib-hook.conf /lib/systemd/system/ib-hook.service /usr/lib/systemd/system/ib-hook.service /etc/systemd/system/multi-user.target.wants/ib-hook.service 2>/dev/null')
 	REASON="left: $(echo "$left" | tr '\n' ' ')"
 	check "after dpkg -P: no hook symlinks, binary or config left" test -z "$left"
 	# networkd-dispatcher keeps working without the hook (no dangling links)

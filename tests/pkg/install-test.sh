@@ -117,7 +117,8 @@ hooks="/etc/networkd-dispatcher/routable.d/ib-hook
 /etc/networkd-dispatcher/off.d/ib-hook
 /etc/networkd-dispatcher/no-carrier.d/ib-hook
 /etc/network/if-up.d/ib-hook
-/etc/network/if-post-down.d/ib-hook"
+/etc/network/if-post-down.d/ib-hook
+/usr/lib/NetworkManager/dispatcher.d/90-ib-hook"
 for h in $hooks; do
 	if [ ! -L "$root$h" ]; then
 		not_ok "hook $h is a symlink"
