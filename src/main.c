@@ -88,6 +88,8 @@ int main(int argc, char *argv[])
 	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
 	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
 
+	/* one message of ours, without getopt's own naming the binary's path */
+	opterr = 0;
 	while (!nm_call && (opt = getopt_long(argc, argv, "i:arnsc:w:vVh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
@@ -102,9 +104,13 @@ int main(int argc, char *argv[])
 			req.action = IBH_ACTION_REMOVE;
 			break;
 		case 'n':
+			if (req.mode == IBH_MODE_STATUS)
+				return usage_error("--status and --dry-run exclude each other", NULL);
 			req.mode = IBH_MODE_DRY_RUN;
 			break;
 		case 's':
+			if (req.mode == IBH_MODE_DRY_RUN)
+				return usage_error("--status and --dry-run exclude each other", NULL);
 			req.mode = IBH_MODE_STATUS;
 			break;
 		case 'j':
@@ -134,7 +140,10 @@ int main(int argc, char *argv[])
 			help(stdout);
 			return 0;
 		default:
-			return usage_error("invalid option", NULL);
+			if (optopt && optopt != '?' && strchr("icw", optopt))
+				return usage_error("option needs a value", argv[optind - 1]);
+			return usage_error("unknown option", optopt ? (char[]){ '-', (char)optopt, 0 }
+								   : argv[optind - 1]);
 		}
 	}
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
@@ -172,10 +181,9 @@ int main(int argc, char *argv[])
 		};
 		struct ibh_hook hook;
 
-		if (hookenv_parse(&env, &hook) < 0) {
-			help(stderr);
-			return IBH_USAGE;
-		}
+		if (hookenv_parse(&env, &hook) < 0)
+			return usage_error(
+				"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
 		if (hook.action == IBH_ACTION_NONE)
 			return 0;
 		req.hook = true;

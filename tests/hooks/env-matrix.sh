@@ -311,7 +311,7 @@ host $c
 base=$(rules $c)
 ENV=()
 run $c "$c: empty environment" 2
-check "$c: usage on stderr" grep -q '^Usage: ib-hook' "$T_DIR/err"
+check "$c: says what is missing on stderr" grep -q '^ib-hook: no interface: give --iface IF or --all' "$T_DIR/err"
 ENV=(LOGICAL=ib0 ADDRFAM=inet METHOD=static MODE=start PHASE=post-up VERBOSITY=0)
 run $c "$c: ifupdown variables without IFACE" 2
 ENV=(STATE=routable OperationalState=routable AdministrativeState=configured)

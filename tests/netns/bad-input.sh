@@ -49,10 +49,24 @@ chmod 0644 "$T_DIR/default.conf"
 unchanged
 
 expect_rc "unknown option" 2 ibh mem --bogus
+expect_eq "  one message that names it, no path" "ib-hook: unknown option: --bogus
+Try 'ib-hook --help'." "$(cat "$T_DIR/err")"
+expect_rc "option without its value" 2 ibh mem --iface
+check "  says so" grep -q "^ib-hook: option needs a value: --iface" "$T_DIR/err"
 expect_rc "--all with --iface" 2 ibh mem --all --iface ib0
 expect_rc "stray argument" 2 ibh mem ib0
 expect_rc "no IFACE and no argument" 2 hook mem "$T_DIR/default.conf"
-check "  prints usage" grep -q "^Usage: ib-hook" "$T_DIR/err"
+check "  says what is missing" grep -q "^ib-hook: no interface: give --iface IF or --all" "$T_DIR/err"
+for args in "--dry-run" "--remove" "-v"; do
+	# shellcheck disable=SC2086
+	expect_rc "$args alone" 2 ibh mem $args
+	check "  says what is missing, then the hint" \
+		sh -c "head -n 1 '$T_DIR/err' | grep -q 'no interface' && tail -n 1 '$T_DIR/err' | grep -q -- '--help'"
+done
+expect_rc "--status --dry-run" 2 ibh mem --status --dry-run
+check "  exclude each other" grep -q "exclude each other" "$T_DIR/err"
+expect_rc "--dry-run --status" 2 ibh mem --dry-run --status
+check "  the same either way" grep -q "exclude each other" "$T_DIR/err"
 expect_rc "--help" 0 ibh mem --help
 check "  to stdout" grep -q "^Usage: ib-hook" "$T_DIR/out"
 expect_rc "--version" 0 ibh mem --version
