@@ -13,10 +13,12 @@
 # How NetworkManager is made to manage the veth ends ib0/ib1: a oneshot unit
 # ordered before NetworkManager creates the pairs ib0/ib0p and ib1/ib1p;
 # keyfile profiles ib0/ib1 (interface-name=, ipv4 manual 172.16.34.1/16 and
-# .2/16) name them. NetworkManager's udev rule (85-nm-unmanaged.rules) marks
-# veth devices unmanaged by default; a [device] section with managed=1 for
-# interface-name:ib0/ib1 overrides that, and [keyfile] unmanaged-devices keeps
-# it off the peers. The ib-hook watcher (ib-hook.service) is stopped and
+# .2/16) name them. NetworkManager's udev rule (85-nm-unmanaged.rules, line
+# `ENV{ID_NET_DRIVER}=="veth", ENV{INTERFACE}!="eth[0-9]*", NM_UNMANAGED=1` in
+# both 1.42 and 1.52) marks veth devices unmanaged wherever udev runs (these
+# minbase roots have no udevd); a [device] section with managed=1 for
+# interface-name:ib0/ib1 overrides it either way, and [keyfile]
+# unmanaged-devices keeps NetworkManager off the peers. The ib-hook watcher (ib-hook.service) is stopped and
 # masked, so that every change seen here is the dispatcher's doing.
 #
 # Output: "ok - ..." / "not ok - ..." per check. Exit 0 all passed, 1 a check
