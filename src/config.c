@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * /etc/ib-hook.conf: INI style like systemd's .network files. Pure parsing
- * (config_parse) is kept apart from file access (config_load) so that the unit
+ * (config_parse) is kept apart from file access (config_load_all) so that the unit
  * tests and the fuzzer reach every branch without a file system.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -24,6 +26,13 @@ enum section {
 	SECTION_ROUTING,
 	SECTION_TABLES,
 	SECTION_SYSCTL,
+	SECTION_HOOKS,
+};
+
+static const char *const hook_keys[IBH_HOOK_MAX] = {
+	[IBH_HOOK_NETWORKD] = "Networkd",
+	[IBH_HOOK_IFUPDOWN] = "Ifupdown",
+	[IBH_HOOK_NETWORKMANAGER] = "NetworkManager",
 };
 
 static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
@@ -49,6 +58,11 @@ const char *sysctl_name(enum ibh_sysctl key)
 	return sysctl_names[key];
 }
 
+const char *hook_family_key(enum ibh_hook_family f)
+{
+	return f < IBH_HOOK_MAX ? hook_keys[f] : "?";
+}
+
 void config_defaults(struct ibh_config *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -60,6 +74,8 @@ void config_defaults(struct ibh_config *c)
 	c->sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
 	c->sysctl[IBH_SYSCTL_RP_FILTER] = IBH_SYSCTL_KEEP;
 	c->sysctl[IBH_SYSCTL_ACCEPT_LOCAL] = IBH_SYSCTL_KEEP;
+	for (int i = 0; i < IBH_HOOK_MAX; i++)
+		c->hooks[i] = true;
 }
 
 bool table_is_reserved(uint64_t table)
@@ -240,6 +256,10 @@ static int parse_tables(struct ibh_config *c, unsigned int line, const char *key
 {
 	uint32_t t;
 
+	/*
+	 * Two names may share a table: one file serves a lab whose hosts name
+	 * their ports differently. Where both exist, the engine refuses both.
+	 */
 	if (!ifname_valid(key))
 		return fail(err, line, key, "'%s' is not a valid interface name", key);
 	if (parse_u32(value, 1, UINT32_MAX, &t) < 0 || table_is_reserved(t))
@@ -247,13 +267,19 @@ static int parse_tables(struct ibh_config *c, unsigned int line, const char *key
 			err, line, key,
 			"table '%s' is not a number from 1 to 4294967295 other than 253, 254, 255",
 			value);
+	/* a drop-in gives an interface of an earlier file another table */
+	for (size_t i = 0; i < c->n_tables_earlier; i++)
+		if (strcmp(c->tables[i].ifname, key) == 0) {
+			memmove(&c->tables[i], &c->tables[i + 1],
+				(c->n_tables - i - 1) * sizeof(c->tables[0]));
+			c->n_tables--;
+			c->n_tables_earlier--;
+			break;
+		}
 	for (size_t i = 0; i < c->n_tables; i++) {
 		if (strcmp(c->tables[i].ifname, key) == 0)
 			return fail(err, line, key, "interface '%s' already has table %u", key,
 				    c->tables[i].table);
-		if (c->tables[i].table == t)
-			return fail(err, line, key, "table %u is already used by '%s'", t,
-				    c->tables[i].ifname);
 	}
 	if (c->n_tables >= IBH_MAX_TABLES)
 		return fail(err, line, key, "too many tables (at most %d)", IBH_MAX_TABLES);
@@ -283,16 +309,29 @@ static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key
 	return fail(err, line, key, "unknown key '%s' in section [Sysctl]", key);
 }
 
+static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+		       struct ibh_config_error *err)
+{
+	for (int i = 0; i < IBH_HOOK_MAX; i++) {
+		if (strcmp(key, hook_keys[i]) != 0)
+			continue;
+		if (parse_bool(value, &c->hooks[i]) < 0)
+			return fail(err, line, key, "%s '%s' is neither 'yes' nor 'no'", key,
+				    value);
+		return 0;
+	}
+	return fail(err, line, key, "unknown key '%s' in section [Hooks]", key);
+}
+
 static int parse_section(const char *name, enum section *ret)
 {
 	static const struct {
 		const char *name;
 		enum section section;
 	} sections[] = {
-		{ "Match", SECTION_MATCH },
-		{ "Routing", SECTION_ROUTING },
-		{ "Tables", SECTION_TABLES },
-		{ "Sysctl", SECTION_SYSCTL },
+		{ "Match", SECTION_MATCH },   { "Routing", SECTION_ROUTING },
+		{ "Tables", SECTION_TABLES }, { "Sysctl", SECTION_SYSCTL },
+		{ "Hooks", SECTION_HOOKS },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -339,6 +378,8 @@ static int parse_line(struct ibh_config *c, enum section *section, unsigned int 
 		return parse_tables(c, line, key, value, err);
 	case SECTION_SYSCTL:
 		return parse_sysctl(c, line, key, value, err);
+	case SECTION_HOOKS:
+		return parse_hooks(c, line, key, value, err);
 	case SECTION_NONE:
 		break;
 	}
@@ -347,13 +388,27 @@ static int parse_line(struct ibh_config *c, enum section *section, unsigned int 
 
 int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh_config_error *err)
 {
-	enum section section = SECTION_NONE;
 	struct ibh_config parsed;
+	int r;
+
+	config_defaults(&parsed);
+	r = config_parse_over(&parsed, text, size, err);
+	if (r < 0)
+		return r;
+	*c = parsed;
+	return 0;
+}
+
+int config_parse_over(struct ibh_config *c, const char *text, size_t size,
+		      struct ibh_config_error *err)
+{
+	enum section section = SECTION_NONE;
+	struct ibh_config parsed = *c;
 	unsigned int line = 0;
 	char buf[1024];
 	size_t pos = 0;
 
-	config_defaults(&parsed);
+	parsed.n_tables_earlier = parsed.n_tables;
 	while (pos < size) {
 		const char *nl = memchr(text + pos, '\n', size - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : size - pos;
@@ -376,8 +431,9 @@ int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh
 	return 0;
 }
 
-int config_load(struct ibh_config *c, const char *path, bool missing_ok,
-		struct ibh_config_error *err)
+/* one file over c; a missing file is fine when missing_ok (*found says whether it was read) */
+static int load_one(struct ibh_config *c, const char *path, bool missing_ok, bool *found,
+		    struct ibh_config_error *err)
 {
 	struct stat st;
 	char *text = NULL;
@@ -388,7 +444,7 @@ int config_load(struct ibh_config *c, const char *path, bool missing_ok,
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT && missing_ok) {
-			config_defaults(c);
+			*found = false;
 			return 0;
 		}
 		r = -errno;
@@ -396,6 +452,12 @@ int config_load(struct ibh_config *c, const char *path, bool missing_ok,
 	}
 	if (fstat(fd, &st) < 0) {
 		r = fail(err, 0, NULL, "cannot stat: %s", strerror(errno));
+		goto cleanup;
+	}
+	/* a link to /dev/null masks a file, as with systemd's drop-ins */
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3)) {
+		*found = false;
+		r = 0;
 		goto cleanup;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -424,9 +486,80 @@ int config_load(struct ibh_config *c, const char *path, bool missing_ok,
 		r = fail(err, 0, NULL, "cannot read: %s", strerror(errno));
 		goto cleanup;
 	}
-	r = config_parse(c, text, (size_t)n, err);
+	r = config_parse_over(c, text, (size_t)n, err);
+	*found = r == 0;
 cleanup:
 	free(text);
 	close(fd);
 	return r;
+}
+
+static int conf_name(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	/* like systemd's drop-ins: NAME.conf, hidden files and editors' leftovers ignored */
+	return d->d_name[0] != '.' && n > 5 && strcmp(d->d_name + n - 5, ".conf") == 0;
+}
+
+static void add_name(char *files, size_t size, const char *path)
+{
+	size_t used = strlen(files);
+
+	snprintf(files + used, size - used, "%s%s", used ? "\n" : "", path);
+}
+
+int config_load_all(struct ibh_config *c, const char *path, const char *dropin_dir,
+		    struct ibh_config_error *err, char *files, size_t size)
+{
+	struct dirent **names = NULL;
+	struct ibh_config next;
+	bool found = false;
+	int n, r;
+
+	config_defaults(&next);
+	files[0] = '\0';
+	snprintf(err->path, sizeof(err->path), "%s", path);
+	r = load_one(&next, path, dropin_dir != NULL, &found, err);
+	if (r < 0)
+		return r;
+	if (found)
+		add_name(files, size, path);
+	if (!dropin_dir)
+		goto done;
+	n = scandir(dropin_dir, &names, conf_name, alphasort);
+	if (n < 0) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			goto done;
+		snprintf(err->path, sizeof(err->path), "%s", dropin_dir);
+		return fail(err, 0, NULL, "cannot read the directory: %s", strerror(errno));
+	}
+	for (int i = 0; i < n; i++) {
+		char one[PATH_MAX];
+
+		snprintf(one, sizeof(one), "%s/%s", dropin_dir, names[i]->d_name);
+		if (r == 0) {
+			snprintf(err->path, sizeof(err->path), "%s", one);
+			/* a dangling link is a drop-in switched off, as with systemd's units */
+			r = load_one(&next, one, true, &found, err);
+			if (r == 0 && found)
+				add_name(files, size, one);
+		}
+		free(names[i]);
+	}
+	free(names);
+	if (r < 0)
+		return r;
+done:
+	*c = next;
+	return 0;
+}
+
+void config_error_format(const struct ibh_config_error *err, int r, char *buf, size_t size)
+{
+	if (err->line)
+		snprintf(buf, size, "%s:%u: %s", err->path, err->line, err->message);
+	else
+		snprintf(buf, size, "%s: %s", err->path,
+			 err->message[0] ? err->message : strerror(r < 0 ? -r : r));
 }

@@ -22,6 +22,14 @@ struct ibh_table_entry {
 	uint32_t table;
 };
 
+/* the dispatcher families whose runs ib-hook acts on ([Hooks]) */
+enum ibh_hook_family {
+	IBH_HOOK_NETWORKD,	 /* networkd-dispatcher */
+	IBH_HOOK_IFUPDOWN,	 /* ifupdown's if-up.d / if-post-down.d */
+	IBH_HOOK_NETWORKMANAGER, /* NetworkManager's dispatcher, native or through 01-ifupdown */
+	IBH_HOOK_MAX,
+};
+
 struct ibh_config {
 	char globs[IBH_MAX_GLOBS][IBH_MAX_GLOB_LEN];
 	size_t n_globs;
@@ -32,18 +40,35 @@ struct ibh_config {
 	struct ibh_table_entry tables[IBH_MAX_TABLES];
 	size_t n_tables;
 	int sysctl[IBH_SYSCTL_MAX]; /* a value or IBH_SYSCTL_KEEP */
+	bool hooks[IBH_HOOK_MAX];
+	/* [Tables] entries before this index come from an earlier file: a later one may override */
+	size_t n_tables_earlier;
 };
 
 struct ibh_config_error {
+	char path[4096];   /* the file, when loading files */
 	unsigned int line; /* 0: not about one line */
 	char key[64];
 	char message[160];
 };
 
 void config_defaults(struct ibh_config *c);
+/* one file's text over the defaults */
 int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh_config_error *err);
-int config_load(struct ibh_config *c, const char *path, bool missing_ok,
-		struct ibh_config_error *err);
+/* one more file's text over c, as a drop-in: later values win; c is unchanged on error */
+int config_parse_over(struct ibh_config *c, const char *text, size_t size,
+		      struct ibh_config_error *err);
+/*
+ * The defaults, then path (which may be missing when dropin_dir is given),
+ * then the files *.conf of dropin_dir in lexical order; dropin_dir NULL: path alone and it
+ * must exist (--config). The names of the files read go to files, one per
+ * line ("" when none). c is unchanged on error.
+ */
+int config_load_all(struct ibh_config *c, const char *path, const char *dropin_dir,
+		    struct ibh_config_error *err, char *files, size_t files_size);
+
+/* "FILE:LINE: message" or "FILE: message" of a failed config_load_all() that returned r */
+void config_error_format(const struct ibh_config_error *err, int r, char *buf, size_t size);
 
 /* [Tables] entry of ifname, or 0 */
 uint32_t config_table_of(const struct ibh_config *c, const char *ifname);
@@ -52,3 +77,4 @@ bool config_table_is_listed(const struct ibh_config *c, uint32_t table);
 uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifindex);
 bool table_is_reserved(uint64_t table);
 const char *sysctl_name(enum ibh_sysctl key);
+const char *hook_family_key(enum ibh_hook_family f);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Messages go to the journal when a dispatcher runs ib-hook and to stderr when
- * a person does (stderr is a terminal) or no journal is reachable. libsystemd
+ * Messages go to the journal when a dispatcher or the watcher runs ib-hook,
+ * and to stderr when stderr is a terminal or no journal is reachable. A
+ * person's change (--iface, --all, --remove, postinst) reports on stderr
+ * whether or not it is a terminal (ssh, Ansible, a pipe) and leaves the same
+ * lines in the journal, so the host keeps a trail of manual changes. libsystemd
  * is opened only when the first message is sent: a run with nothing to do
  * never pays for loading it and its dependencies.
  */
@@ -50,7 +53,8 @@ static bool journal_open(void)
 	if (log_state.journal_tried)
 		return log_state.sendv;
 	log_state.journal_tried = true;
-	if (log_state.target == IBH_LOG_STDERR || isatty(STDERR_FILENO) ||
+	if (log_state.target == IBH_LOG_STDERR ||
+	    (log_state.target == IBH_LOG_AUTO && isatty(STDERR_FILENO)) ||
 	    access(JOURNAL_SOCKET, W_OK) < 0)
 		return false;
 	dl = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
@@ -101,7 +105,8 @@ int log_full(int level, int error, const char *fmt, ...)
 	va_end(ap);
 
 	/* whatever the journal refuses still reaches stderr: nothing is lost silently */
-	if (journal_open() && journal_send(level, error, msg) >= 0)
+	if (journal_open() && journal_send(level, error, msg) >= 0 &&
+	    log_state.target != IBH_LOG_BOTH)
 		return -error;
 	if (level <= LOG_WARNING)
 		fprintf(stderr, "ib-hook: %s%s\n", level <= LOG_ERR ? "" : "warning: ", msg);

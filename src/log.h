@@ -5,8 +5,9 @@
 #include <syslog.h>
 
 enum ibh_log_target {
-	IBH_LOG_AUTO,
-	IBH_LOG_STDERR,
+	IBH_LOG_AUTO, /* a dispatcher or the watcher: the journal; stderr on a tty or without one */
+	IBH_LOG_STDERR, /* stderr only (--status, --dry-run) */
+	IBH_LOG_BOTH,	/* a person's change (--iface, --all): stderr always, and the journal */
 };
 
 void log_setup(enum ibh_log_target target, int max_level);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,23 @@ static int usage_error(const char *msg, const char *arg)
 	return IBH_USAGE;
 }
 
-int main(int argc, char *argv[])
+/* what the command line and the dispatcher's environment ask for */
+struct cli {
+	struct ibh_request req;
+	const char *ifaces[MAX_IFACES];
+	size_t n_ifaces;
+	bool all, watch;
+	const char *config_path; /* --config, or NULL: the default file and drop-ins */
+	unsigned long wait_sec;
+	int verbose;
+	/* NetworkManager's ENTRY INTERFACE ACTION */
+	const char *nm_iface, *nm_action;
+	/* a hook run: which dispatcher family it came from */
+	const char *hook_source;
+};
+
+/* -1: go on; otherwise the exit code (--help, --version, a usage error) */
+static int parse_args(int argc, char *argv[], struct cli *cli)
 {
 	static const struct option options[] = { { "iface", required_argument, NULL, 'i' },
 						 { "all", no_argument, NULL, 'a' },
@@ -71,67 +88,58 @@ int main(int argc, char *argv[])
 						 { "version", no_argument, NULL, 'V' },
 						 { "help", no_argument, NULL, 'h' },
 						 {} };
-	struct ibh_request req = { .action = IBH_ACTION_APPLY,
-				   .mode = IBH_MODE_CHANGE,
-				   .out = stdout };
-	const char *ifaces[MAX_IFACES], *config_path = NULL;
-	struct ibh_config_error cerr = {};
-	struct ibh_engine *engine = NULL;
-	struct ibh_config config;
-	size_t n_ifaces = 0;
-	unsigned long wait_sec = 30;
-	enum ibh_result res = IBH_OK;
-	bool all = false, watch = false;
-	int verbose = 0, lock_fd = -1, opt, r;
-	char *end;
-
+	struct ibh_request *req = &cli->req;
 	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
 	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
+	char *end;
+	int opt;
 
 	/* one message of ours, without getopt's own naming the binary's path */
 	opterr = 0;
 	while (!nm_call && (opt = getopt_long(argc, argv, "i:arnsc:w:vVh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
-			if (n_ifaces == MAX_IFACES)
+			if (cli->n_ifaces == MAX_IFACES)
 				return usage_error("too many --iface", NULL);
-			ifaces[n_ifaces++] = optarg;
+			cli->ifaces[cli->n_ifaces++] = optarg;
 			break;
 		case 'a':
-			all = true;
+			cli->all = true;
 			break;
 		case 'r':
-			req.action = IBH_ACTION_REMOVE;
+			req->action = IBH_ACTION_REMOVE;
 			break;
 		case 'n':
-			if (req.mode == IBH_MODE_STATUS)
-				return usage_error("--status and --dry-run exclude each other", NULL);
-			req.mode = IBH_MODE_DRY_RUN;
+			if (req->mode == IBH_MODE_STATUS)
+				return usage_error("--status and --dry-run exclude each other",
+						   NULL);
+			req->mode = IBH_MODE_DRY_RUN;
 			break;
 		case 's':
-			if (req.mode == IBH_MODE_DRY_RUN)
-				return usage_error("--status and --dry-run exclude each other", NULL);
-			req.mode = IBH_MODE_STATUS;
+			if (req->mode == IBH_MODE_DRY_RUN)
+				return usage_error("--status and --dry-run exclude each other",
+						   NULL);
+			req->mode = IBH_MODE_STATUS;
 			break;
 		case 'j':
-			req.json = true;
+			req->json = true;
 			break;
 		case 'W':
-			watch = true;
+			cli->watch = true;
 			break;
 		case 'c':
-			config_path = optarg;
+			cli->config_path = optarg;
 			break;
 		case 'w':
 			errno = 0;
-			wait_sec = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || wait_sec > 3600)
+			cli->wait_sec = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || cli->wait_sec > 3600)
 				return usage_error(
 					"--wait takes seconds from 0 (do not wait) to 3600",
 					optarg);
 			break;
 		case 'v':
-			verbose++;
+			cli->verbose++;
 			break;
 		case 'V':
 			printf("ib-hook %s\n", PROJECT_VERSION);
@@ -142,79 +150,192 @@ int main(int argc, char *argv[])
 		default:
 			if (optopt && optopt != '?' && strchr("icw", optopt))
 				return usage_error("option needs a value", argv[optind - 1]);
-			return usage_error("unknown option", optopt ? (char[]){ '-', (char)optopt, 0 }
-								   : argv[optind - 1]);
+			return usage_error("unknown option",
+					   optopt ? (char[]){ '-', (char)optopt, 0 }
+						  : argv[optind - 1]);
 		}
 	}
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
-	if (optind < argc &&
-	    (argc - optind != 2 || all || n_ifaces || watch || req.mode == IBH_MODE_STATUS))
+	if (optind < argc && (argc - optind != 2 || cli->all || cli->n_ifaces || cli->watch ||
+			      req->mode == IBH_MODE_STATUS))
 		return usage_error("unexpected argument", argv[optind]);
-	if (all && n_ifaces)
+	if (optind < argc) {
+		cli->nm_iface = argv[optind];
+		cli->nm_action = argv[optind + 1];
+	}
+	if (cli->all && cli->n_ifaces)
 		return usage_error("--all and --iface exclude each other", NULL);
-	if (req.mode == IBH_MODE_STATUS && req.action == IBH_ACTION_REMOVE)
+	if (req->mode == IBH_MODE_STATUS && req->action == IBH_ACTION_REMOVE)
 		return usage_error("--status and --remove exclude each other", NULL);
-	if (req.json && req.mode == IBH_MODE_CHANGE)
+	if (req->json && req->mode == IBH_MODE_CHANGE)
 		return usage_error("--json goes with --status or --dry-run", NULL);
-	if (watch &&
-	    (all || n_ifaces || req.mode != IBH_MODE_CHANGE || req.action != IBH_ACTION_APPLY))
+	if (cli->watch && (cli->all || cli->n_ifaces || req->mode != IBH_MODE_CHANGE ||
+			   req->action != IBH_ACTION_APPLY))
 		return usage_error(
 			"--watch takes no --iface, --all, --remove, --dry-run or --status", NULL);
+	return -1;
+}
 
-	log_setup(IBH_LOG_AUTO, verbose ? LOG_DEBUG : LOG_INFO);
+/* no --iface, --all, --status or --watch: the interface and the action of a dispatcher */
+static int from_hook_env(struct cli *cli)
+{
+	struct ibh_hook_env env = {
+		.iface = getenv("IFACE"),
+		.state = getenv("STATE"),
+		.mode = getenv("MODE"),
+		.phase = getenv("PHASE"),
+		.addrfam = getenv("ADDRFAM"),
+		.method = getenv("METHOD"),
+		.nm_arg_iface = cli->nm_iface,
+		.nm_arg_action = cli->nm_action,
+		.nm_action = getenv("NM_DISPATCHER_ACTION"),
+		.device_iface = getenv("DEVICE_IFACE"),
+		.device_ip_iface = getenv("DEVICE_IP_IFACE"),
+	};
+	struct ibh_hook hook;
+
+	if (hookenv_parse(&env, &hook) < 0)
+		return usage_error(
+			"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
+	if (hook.action == IBH_ACTION_NONE)
+		return 0;
+	cli->req.hook = true;
+	cli->hook_source = hook.source;
+	/* IFACE alone is a replay by hand: an explicit --remove still counts */
+	if (!(cli->req.action == IBH_ACTION_REMOVE && strcmp(hook.source, "environment") == 0))
+		cli->req.action = hook.action;
+	cli->ifaces[cli->n_ifaces++] = hook.iface;
+	return -1;
+}
+
+/* [Hooks] may switch a dispatcher family off: its runs then do nothing */
+static bool hook_family_off(const struct ibh_config *config, const char *source)
+{
+	static const struct {
+		const char *source;
+		enum ibh_hook_family family;
+	} families[] = {
+		{ "networkd-dispatcher", IBH_HOOK_NETWORKD },
+		{ "ifupdown", IBH_HOOK_IFUPDOWN },
+		{ "NetworkManager", IBH_HOOK_NETWORKMANAGER },
+	};
+
+	for (size_t i = 0; source && i < sizeof(families) / sizeof(families[0]); i++)
+		if (strcmp(source, families[i].source) == 0)
+			return !config->hooks[families[i].family];
+	return false;
+}
+
+static int take_lock(unsigned long wait_sec)
+{
+	int fd = lock_take(LOCK_FILE, (unsigned int)wait_sec);
+
+	if (fd == -ETIMEDOUT)
+		log_error("another ib-hook run held '%s' for %lu s; giving up", LOCK_FILE,
+			  wait_sec);
+	else if (fd < 0)
+		log_error_errno(fd, "cannot lock '%s': %m%s", LOCK_FILE,
+				fd == -EACCES || fd == -EPERM
+					? " (ib-hook needs root or CAP_NET_ADMIN)"
+					: "");
+	return fd;
+}
+
+/* the runs a person or a dispatcher asked for, under the lock when they change something */
+static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *config)
+{
+	struct ibh_engine *engine = NULL;
+	enum ibh_result res = IBH_OK, one;
+	int lock_fd = -1, r;
+
+	if (cli->req.mode == IBH_MODE_CHANGE) {
+		lock_fd = take_lock(cli->wait_sec);
+		if (lock_fd < 0)
+			return IBH_FAILED;
+	}
+	r = engine_new(config, &engine);
+	if (r < 0) {
+		log_error_errno(r, "cannot open a netlink socket: %m");
+		res = IBH_FAILED;
+		goto cleanup;
+	}
+	if (cli->all)
+		res = engine_run_all(engine, &cli->req);
+	for (size_t i = 0; i < cli->n_ifaces; i++) {
+		one = engine_run(engine, cli->ifaces[i], &cli->req);
+		if (one > res)
+			res = one;
+	}
+	one = engine_end(engine, &cli->req);
+	if (one > res)
+		res = one;
+cleanup:
+	engine_free(engine);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return res;
+}
+
+int main(int argc, char *argv[])
+{
+	struct cli cli = {
+		.req = { .action = IBH_ACTION_APPLY, .mode = IBH_MODE_CHANGE, .out = stdout },
+		.wait_sec = 30
+	};
+	const char *dropin_dir;
+	struct ibh_config_error cerr = {};
+	struct ibh_config config;
+	char files[2048];
+	enum ibh_log_target target;
+	enum ibh_result res;
+	int r;
+
+	r = parse_args(argc, argv, &cli);
+	if (r >= 0)
+		return r;
+	dropin_dir = cli.config_path ? NULL : DEFAULT_CONFIG ".d";
+
+	/*
+	 * A person's change reports on stderr even when piped (ssh, Ansible,
+	 * postinst); --status and --dry-run print on stdout and never log to the
+	 * journal; a dispatcher or the watcher logs to the journal.
+	 */
+	target = cli.req.mode != IBH_MODE_CHANGE ? IBH_LOG_STDERR
+		 : cli.all || cli.n_ifaces	 ? IBH_LOG_BOTH
+						 : IBH_LOG_AUTO;
+	log_setup(target, cli.verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!all && n_ifaces == 0 && req.mode != IBH_MODE_STATUS && !watch) {
-		struct ibh_hook_env env = {
-			.iface = getenv("IFACE"),
-			.state = getenv("STATE"),
-			.mode = getenv("MODE"),
-			.phase = getenv("PHASE"),
-			.addrfam = getenv("ADDRFAM"),
-			.method = getenv("METHOD"),
-			.nm_arg_iface = optind < argc ? argv[optind] : NULL,
-			.nm_arg_action = optind < argc ? argv[optind + 1] : NULL,
-			.nm_action = getenv("NM_DISPATCHER_ACTION"),
-			.device_iface = getenv("DEVICE_IFACE"),
-			.device_ip_iface = getenv("DEVICE_IP_IFACE"),
-		};
-		struct ibh_hook hook;
-
-		if (hookenv_parse(&env, &hook) < 0)
-			return usage_error(
-				"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
-		if (hook.action == IBH_ACTION_NONE)
-			return 0;
-		req.hook = true;
-		/* IFACE alone is a replay by hand: an explicit --remove still counts */
-		if (!(req.action == IBH_ACTION_REMOVE && strcmp(hook.source, "environment") == 0))
-			req.action = hook.action;
-		ifaces[n_ifaces++] = hook.iface;
+	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch) {
+		r = from_hook_env(&cli);
+		if (r >= 0)
+			return r;
 	}
-	if (req.mode == IBH_MODE_STATUS && n_ifaces == 0)
-		all = true;
+	if (cli.req.mode == IBH_MODE_STATUS && cli.n_ifaces == 0)
+		cli.all = true;
 
-	r = config_load(&config, config_path ? config_path : DEFAULT_CONFIG, !config_path, &cerr);
-	req.config_files = config_path			       ? config_path
-			   : access(DEFAULT_CONFIG, F_OK) == 0 ? DEFAULT_CONFIG
-							       : "none (defaults)";
+	r = config_load_all(&config, cli.config_path ? cli.config_path : DEFAULT_CONFIG, dropin_dir,
+			    &cerr, files, sizeof(files));
 	if (r < 0) {
-		if (cerr.line)
-			log_error("%s:%u: %s", config_path ? config_path : DEFAULT_CONFIG,
-				  cerr.line, cerr.message);
-		else
-			log_error("%s: %s", config_path ? config_path : DEFAULT_CONFIG,
-				  cerr.message[0] ? cerr.message : strerror(-r));
+		char msg[512];
+
+		config_error_format(&cerr, r, msg, sizeof(msg));
+		log_error("%s", msg);
 		return IBH_USAGE;
 	}
+	cli.req.config_files = files;
+	if (cli.req.hook && hook_family_off(&config, cli.hook_source)) {
+		log_debug("%s runs are switched off ([Hooks]); nothing to do", cli.hook_source);
+		return 0;
+	}
 
-	if (watch) {
+	if (cli.watch) {
 		struct ibh_watch_options wopt = {
-			.config_path = config_path ? config_path : DEFAULT_CONFIG,
-			.config_missing_ok = !config_path,
+			.config_path = cli.config_path ? cli.config_path : DEFAULT_CONFIG,
+			.dropin_dir = dropin_dir,
 			.lock_path = LOCK_FILE,
-			.wait_sec = (unsigned int)wait_sec,
+			.wait_sec = (unsigned int)cli.wait_sec,
 			/* for tests: a tiny buffer makes the kernel drop notifications */
 			.rcvbuf = getenv("IB_HOOK_WATCH_RCVBUF")
 					  ? atoi(getenv("IB_HOOK_WATCH_RCVBUF"))
@@ -223,47 +344,8 @@ int main(int argc, char *argv[])
 
 		return watch_run(&config, &wopt);
 	}
-	if (req.mode == IBH_MODE_CHANGE) {
-		lock_fd = lock_take(LOCK_FILE, (unsigned int)wait_sec);
-		if (lock_fd == -ETIMEDOUT) {
-			log_error("another ib-hook run held '%s' for %lu s; giving up", LOCK_FILE,
-				  wait_sec);
-			return IBH_FAILED;
-		}
-		if (lock_fd < 0) {
-			log_error_errno(lock_fd, "cannot lock '%s': %m%s", LOCK_FILE,
-					lock_fd == -EACCES || lock_fd == -EPERM
-						? " (ib-hook needs root or CAP_NET_ADMIN)"
-						: "");
-			return IBH_FAILED;
-		}
-	}
-
-	r = engine_new(&config, &engine);
-	if (r < 0) {
-		log_error_errno(r, "cannot open a netlink socket: %m");
-		res = IBH_FAILED;
-		goto cleanup;
-	}
-	if (all)
-		res = engine_run_all(engine, &req);
-	for (size_t i = 0; i < n_ifaces; i++) {
-		enum ibh_result one = engine_run(engine, ifaces[i], &req);
-
-		if (one > res)
-			res = one;
-	}
-	{
-		enum ibh_result one = engine_end(engine, &req);
-
-		if (one > res)
-			res = one;
-	}
-cleanup:
-	engine_free(engine);
-	if (lock_fd >= 0)
-		close(lock_fd);
+	res = run_once(&cli, &config);
 	if (fflush(stdout) != 0 && res == IBH_OK)
 		res = IBH_FAILED;
-	return res;
+	return (int)res;
 }

@@ -456,6 +456,8 @@ bool report_end(struct ibh_report *r, const char *record_path, bool record_prese
 		"%u managed: %u ok, %u drift, %u down, %u refused; %u leftover(s); config: ",
 		managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],
 		r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED], r->leftovers);
+	if (!config_files || !*config_files)
+		fputs("none, the defaults", r->out);
 	for (const char *s = config_files; s && *s; s++)
 		fputc(*s == '\n' ? ',' : *s, r->out);
 	fprintf(r->out, "; record: %s (%s)\n", record_path, record_present ? "present" : "absent");

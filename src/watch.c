@@ -116,10 +116,9 @@ static void account(struct watch *w, int ifindex, bool changed, int64_t now)
 	if (hold > BACKOFF_MAX_MS)
 		hold = BACKOFF_MAX_MS;
 	if (f->hold_until <= now)
-		log_warning(
-			"interface %d: ib-hook put its routing back %u times in %d s (another "
-			"program, or a flapping link?); waiting %lld ms before the next repair",
-			ifindex, f->runs, FIGHT_WINDOW_MS / 1000, (long long)hold);
+		log_warning("interface %d: ib-hook put its routing back %u times in %d s (another "
+			    "program, or a flapping link?); waiting %lld ms before the next repair",
+			    ifindex, f->runs, FIGHT_WINDOW_MS / 1000, (long long)hold);
 	f->hold_until = now + hold;
 }
 
@@ -135,26 +134,29 @@ static void reload(struct watch *w)
 {
 	struct ibh_config_error err = {};
 	struct ibh_config *next = malloc(sizeof(*next));
+	char files[1024];
 	int r;
 
 	if (!next) {
 		log_error("cannot re-read the configuration: out of memory; keeping the old one");
 		return;
 	}
-	r = config_load(next, w->opt->config_path, w->opt->config_missing_ok, &err);
+	r = config_load_all(next, w->opt->config_path, w->opt->dropin_dir, &err, files,
+			    sizeof(files));
 	if (r < 0) {
-		if (err.line)
-			log_error("%s:%u: %s; keeping the configuration in use",
-				  w->opt->config_path, err.line, err.message);
-		else
-			log_error("%s: %s; keeping the configuration in use", w->opt->config_path,
-				  err.message[0] ? err.message : strerror(-r));
+		char msg[512];
+
+		config_error_format(&err, r, msg, sizeof(msg));
+		log_error("%s; keeping the configuration in use", msg);
 		free(next);
 		return;
 	}
 	*w->config = *next;
 	free(next);
-	log_info("re-read %s", w->opt->config_path);
+	for (char *p = files; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	log_info("re-read the configuration: %s", files[0] ? files : "no file, the defaults");
 	w->ev.all = true;
 }
 

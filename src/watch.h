@@ -6,8 +6,9 @@
 struct ibh_config;
 
 struct ibh_watch_options {
-	const char *config_path; /* re-read on SIGHUP */
-	bool config_missing_ok;
+	/* re-read on SIGHUP, as config_load_all() reads them */
+	const char *config_path;
+	const char *dropin_dir;
 	const char *lock_path;
 	unsigned int wait_sec;
 	int rcvbuf; /* bytes; 0: the default */

@@ -131,6 +131,27 @@ hook() {
 	' hook "$cfg" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$@"
 }
 
+# with_etc NS DIR [VAR=VALUE...] [-- ARGS...]: ib-hook in NS with DIR (holding
+# ib-hook.conf and ib-hook.conf.d/, as /etc does) mounted on the built
+# binary's sysconfdir, only the given variables (a dispatcher's), no journal
+with_etc() {
+	n=$1
+	dir=$2
+	shift 2
+	[ -d "$IB_HOOK_SYSCONFDIR" ] || skip "no $IB_HOOK_SYSCONFDIR to mount the test config on"
+	ip netns exec "$T_PFX$n" sh -c '
+		dir=$1 etc=$2 bin=$3
+		shift 3
+		mount --bind "$dir" "$etc" || exit 90
+		if [ -d /run/systemd/journal ]; then mount -t tmpfs tmpfs /run/systemd/journal; fi
+		vars=
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do vars="$vars $1"; shift; done
+		[ $# -gt 0 ] && shift
+		# VAR=VALUE words hold no blanks
+		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin $vars "$bin" "$@"
+	' with_etc "$dir" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$@"
+}
+
 ok() {
 	T_COUNT=$((T_COUNT + 1))
 	echo "ok $T_COUNT - $*"

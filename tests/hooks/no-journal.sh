@@ -17,13 +17,17 @@ PYTHON=$(command -v python3 || true)
 SOCAT=$(command -v socat || true)
 
 # run MODE IFACE STATE: the hook as networkd-dispatcher runs it for IFACE,
-# stdout/stderr into $T_DIR/out and err, with MODE under /run/systemd/journal:
+# stdout/stderr into $T_DIR/out and err, with MODE under /run/systemd/journal;
+# run MODE - - ARGS...: a person's run with ARGS (no dispatcher variables):
 #   none     no socket at all
 #   stale    a socket nobody listens on
 #   journal  a datagram socket whose datagrams are appended to $T_DIR/journal
 run() {
+	mode=$1
+	shift
 	ip netns exec "$(ns h)" sh -c '
 		mode=$1 t=$2 etc=$3 bin=$4 sock=$5 python=$6 socat=$7 ifc=$8 state=$9
+		shift 9
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
 		mount -t tmpfs -o mode=0755 tmpfs "$etc" &&
 		cp "$t/h.conf" "$etc/ib-hook.conf" || exit 90
@@ -47,14 +51,18 @@ with open(sys.argv[2], \"ab\") as f:
 			fi
 			for i in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done ;;
 		esac
-		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin IFACE="$ifc" STATE="$state" \
-			OperationalState="$state" AdministrativeState=configured \
-			"$bin" >"$t/out" 2>"$t/err"
+		if [ $# -gt 0 ]; then
+			env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$bin" "$@" >"$t/out" 2>"$t/err"
+		else
+			env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin IFACE="$ifc" STATE="$state" \
+				OperationalState="$state" AdministrativeState=configured \
+				"$bin" >"$t/out" 2>"$t/err"
+		fi
 		rc=$?
 		sleep 0.3
 		[ -n "${!:-}" ] && kill "$!"
 		exit $rc
-	' run "$1" "$T_DIR" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$SOCK" "$PYTHON" "$SOCAT" "$2" "$3"
+	' run "$mode" "$T_DIR" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$SOCK" "$PYTHON" "$SOCAT" "$@"
 }
 
 [ -d "$IB_HOOK_SYSCONFDIR" ] || skip "no $IB_HOOK_SYSCONFDIR to mount the test config on"
@@ -105,6 +113,30 @@ else
 	check "journal: remove is IB_HOOK_ACTION=remove" \
 		grep -q '^IB_HOOK_ACTION=remove$' "$T_DIR/journal"
 	check "journal: remove says nothing on stderr" test ! -s "$T_DIR/err"
+
+	# A person's run (ssh, Ansible, postinst: stderr is a pipe here) reports
+	# every change on stderr and leaves the same lines in the journal.
+	: >"$T_DIR/journal"
+	run journal - - --iface ib1
+	expect_eq "by hand, piped: apply exits 0" 0 $?
+	check "by hand, piped: stderr reports the added rule" \
+		grep -q '^ib1: added rule from 172.16.34.2 ' "$T_DIR/err"
+	check "by hand, piped: the journal has it too" \
+		grep -q '^MESSAGE=ib1: added rule from 172.16.34.2 ' "$T_DIR/journal"
+	run journal - - --iface ib1
+	check "by hand, piped: a second run says nothing" test ! -s "$T_DIR/err" -a ! -s "$T_DIR/out"
+	: >"$T_DIR/journal"
+	run journal - - --remove --iface ib1
+	check "by hand, piped: --remove reports on stderr" \
+		grep -q '^ib1: deleted rule from 172.16.34.2 ' "$T_DIR/err"
+	check "by hand, piped: ... and the journal has it too" \
+		grep -q '^MESSAGE=ib1: deleted rule from 172.16.34.2 ' "$T_DIR/journal"
+	# --status and --dry-run are read-only: stdout only, nothing to the journal
+	: >"$T_DIR/journal"
+	run journal - - --dry-run --iface ib1
+	check "--dry-run: the commands on stdout" grep -q '^ip rule add from 172.16.34.2 ' "$T_DIR/out"
+	run journal - - --status --iface ib1
+	check "--status and --dry-run log nothing to the journal" test ! -s "$T_DIR/journal"
 fi
 
 done_testing

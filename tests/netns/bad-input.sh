@@ -35,10 +35,10 @@ unchanged
 conf dup-table <<'CONF'
 [Tables]
 ib0=941
-ib1=941
+ib0=942
 CONF
-expect_rc "duplicate table" 2 ibh mem --config "$T_DIR/dup-table.conf" --all
-check "  message" grep -q "dup-table.conf:3: table 941 is already used by 'ib0'" "$T_DIR/err"
+expect_rc "an interface given two tables" 2 ibh mem --config "$T_DIR/dup-table.conf" --all
+check "  message" grep -q "dup-table.conf:3: interface 'ib0' already has table 941" "$T_DIR/err"
 unchanged
 expect_rc "missing --config file" 2 ibh mem --config "$T_DIR/nonexistent.conf" --all
 check "  message" grep -q "nonexistent.conf: cannot open: No such file or directory" "$T_DIR/err"

@@ -148,7 +148,6 @@ static void test_errors(void **state)
 		{ "[Tables]\nib0=0\n", 2, "ib0", "from 1 to" },
 		{ "[Tables]\nib0=4294967296\n", 2, "ib0", "from 1 to" },
 		{ "[Tables]\nib0=main\n", 2, "ib0", "from 1 to" },
-		{ "[Tables]\nib0=941\nib1=941\n", 3, "ib1", "table 941 is already used by 'ib0'" },
 		{ "[Tables]\nib0=941\nib0=942\n", 3, "ib0", "already has table 941" },
 		{ "[Tables]\nib/0=941\n", 2, "ib/0", "not a valid interface name" },
 		{ "[Tables]\naveryveryverylongname=941\n", 2, "averyveryverylongname",
@@ -221,24 +220,174 @@ static void test_load(void **state)
 	char path[] = "/tmp/ib-hook-test-conf.XXXXXX";
 	struct ibh_config c;
 	struct ibh_config_error err = {};
+	char files[512];
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "[Routing]\nPriority=77\n", 22), 22);
 	close(fd);
 	assert_int_equal(chmod(path, 0644), 0);
-	assert_int_equal(config_load(&c, path, false, &err), 0);
+	assert_int_equal(config_load_all(&c, path, NULL, &err, files, sizeof(files)), 0);
 	assert_int_equal(c.priority, 77);
 	/* a file others may write is refused: ib-hook runs as root */
 	assert_int_equal(chmod(path, 0666), 0);
-	assert_int_equal(config_load(&c, path, false, &err), -EINVAL);
+	assert_int_equal(config_load_all(&c, path, NULL, &err, files, sizeof(files)), -EINVAL);
 	assert_non_null(strstr(err.message, "writable by others"));
 	unlink(path);
 	/* a missing default file means defaults; a missing named one is an error */
-	assert_int_equal(config_load(&c, path, true, &err), 0);
+	assert_int_equal(config_load_all(&c, path, "/nonexistent", &err, files, sizeof(files)), 0);
 	assert_int_equal(c.priority, 1000);
-	assert_true(config_load(&c, path, false, &err) < 0);
+	assert_true(config_load_all(&c, path, NULL, &err, files, sizeof(files)) < 0);
 	assert_non_null(strstr(err.message, "cannot open"));
+}
+
+static void test_hooks(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, "", &err), 0);
+	for (int i = 0; i < IBH_HOOK_MAX; i++)
+		assert_true(c.hooks[i]);
+	assert_int_equal(parse(&c, "[Hooks]\nNetworkd=no\nNetworkManager=off\n", &err), 0);
+	assert_false(c.hooks[IBH_HOOK_NETWORKD]);
+	assert_true(c.hooks[IBH_HOOK_IFUPDOWN]);
+	assert_false(c.hooks[IBH_HOOK_NETWORKMANAGER]);
+	assert_int_equal(parse(&c, "[Hooks]\nIfupdown=maybe\n", &err), -EINVAL);
+	assert_int_equal(err.line, 2);
+	assert_string_equal(err.key, "Ifupdown");
+	assert_int_equal(parse(&c, "[Hooks]\nWatcher=no\n", &err), -EINVAL);
+	assert_non_null(strstr(err.message, "unknown key 'Watcher' in section [Hooks]"));
+}
+
+/* a drop-in over the main file: later values win, lists append, an empty Name= resets */
+static void test_parse_over(void **state)
+{
+	static const char main_file[] = "[Match]\nName=ib*\n[Routing]\nPriority=900\n"
+					"[Tables]\nib0=941\nib1=942\n";
+	struct ibh_config c, before;
+	struct ibh_config_error err = {};
+
+	assert_int_equal(parse(&c, main_file, &err), 0);
+	static const char dropin[] = "[Match]\nName=mlx*\n[Routing]\nPriority=901\n";
+	assert_int_equal(config_parse_over(&c, dropin, strlen(dropin), &err), 0);
+	assert_int_equal(c.n_globs, 2);
+	assert_string_equal(c.globs[1], "mlx*");
+	assert_int_equal(c.priority, 901);
+	assert_int_equal(c.table_base, 1000);
+
+	/* an interface of an earlier file gets another table; its old one is free again */
+	static const char tables[] = "[Tables]\nib1=941\nib0=943\n";
+	assert_int_equal(config_parse_over(&c, tables, strlen(tables), &err), 0);
+	assert_int_equal(config_table_of(&c, "ib0"), 943);
+	assert_int_equal(config_table_of(&c, "ib1"), 941);
+	assert_false(config_table_is_listed(&c, 942));
+
+	/* two names may share a table (one file for a lab); the engine refuses both where both exist */
+	static const char shared[] = "[Tables]\nibs5f0=943\n";
+	assert_int_equal(config_parse_over(&c, shared, strlen(shared), &err), 0);
+	assert_int_equal(config_table_of(&c, "ibs5f0"), 943);
+
+	/* ... but one file may not name an interface twice; a failed drop-in leaves c alone */
+	before = c;
+	static const char twice[] = "[Tables]\nib2=950\nib2=951\n";
+	assert_int_equal(config_parse_over(&c, twice, strlen(twice), &err), -EINVAL);
+	assert_int_equal(err.line, 3);
+	assert_memory_equal(&c, &before, sizeof(c));
+
+	static const char reset[] = "[Match]\nName=\nName=ibs*\n";
+	assert_int_equal(config_parse_over(&c, reset, strlen(reset), &err), 0);
+	assert_int_equal(c.n_globs, 1);
+	assert_string_equal(c.globs[0], "ibs*");
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_load_dropins(void **state)
+{
+	char dir[] = "/tmp/ib-hook-test-dropins.XXXXXX", main_path[512], d[512], p[600],
+	     files[2048], expect[2048];
+	struct ibh_config c, before;
+	struct ibh_config_error err = {};
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(main_path, sizeof(main_path), "%s/ib-hook.conf", dir);
+	snprintf(d, sizeof(d), "%s/ib-hook.conf.d", dir);
+
+	/* neither the file nor the directory: the defaults, no file named */
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), 0);
+	assert_string_equal(files, "");
+	assert_int_equal(c.priority, 1000);
+
+	/* drop-ins without a main file, read in lexical order; other names are ignored */
+	assert_int_equal(mkdir(d, 0755), 0);
+	snprintf(p, sizeof(p), "%s/20-b.conf", d);
+	write_file(p, "[Routing]\nPriority=920\n", 0644);
+	snprintf(p, sizeof(p), "%s/10-a.conf", d);
+	write_file(p, "[Routing]\nPriority=910\nTableBase=2000\n", 0644);
+	snprintf(p, sizeof(p), "%s/30-c.conf.dpkg-old", d);
+	write_file(p, "[Routing]\nPriority=930\n", 0644);
+	snprintf(p, sizeof(p), "%s/.40-hidden.conf", d);
+	write_file(p, "[Routing]\nPriority=940\n", 0644);
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), 0);
+	assert_int_equal(c.priority, 920);
+	assert_int_equal(c.table_base, 2000);
+	snprintf(expect, sizeof(expect), "%s/10-a.conf\n%s/20-b.conf", d, d);
+	assert_string_equal(files, expect);
+
+	/* the main file first, drop-ins over it */
+	write_file(main_path, "[Routing]\nPriority=800\nMainRoute=delete\n", 0644);
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), 0);
+	assert_int_equal(c.priority, 920);
+	assert_int_equal(c.main_route, IBH_MAIN_DELETE);
+	snprintf(expect, sizeof(expect), "%s\n%s/10-a.conf\n%s/20-b.conf", main_path, d, d);
+	assert_string_equal(files, expect);
+
+	/* --config: that file alone */
+	assert_int_equal(config_load_all(&c, main_path, NULL, &err, files, sizeof(files)), 0);
+	assert_int_equal(c.priority, 800);
+	assert_string_equal(files, main_path);
+
+	/* a bad drop-in: the error names it and its line, and nothing is taken */
+	before = c;
+	snprintf(p, sizeof(p), "%s/15-bad.conf", d);
+	write_file(p, "[Routing]\n\nPriority=zero\n", 0644);
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), -EINVAL);
+	assert_string_equal(err.path, p);
+	assert_int_equal(err.line, 3);
+	assert_memory_equal(&c, &before, sizeof(c));
+	char msg[5000];
+	config_error_format(&err, -EINVAL, msg, sizeof(msg));
+	snprintf(expect, sizeof(expect), "%s:3: ", p);
+	assert_memory_equal(msg, expect, strlen(expect));
+
+	/* a drop-in others may write is refused like the main file */
+	write_file(p, "", 0666);
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), -EINVAL);
+	assert_string_equal(err.path, p);
+	assert_non_null(strstr(err.message, "writable by others"));
+	unlink(p);
+
+	/* a link to /dev/null masks a drop-in, as with systemd; a dangling one is no file */
+	snprintf(p, sizeof(p), "%s/20-b.conf", d);
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/dev/null", p), 0);
+	snprintf(p, sizeof(p), "%s/25-gone.conf", d);
+	assert_int_equal(symlink("/nonexistent/ib-hook.conf", p), 0);
+	assert_int_equal(config_load_all(&c, main_path, d, &err, files, sizeof(files)), 0);
+	assert_int_equal(c.priority, 910);
+	snprintf(expect, sizeof(expect), "%s\n%s/10-a.conf", main_path, d);
+	assert_string_equal(files, expect);
+
+	assert_int_equal(system((snprintf(p, sizeof(p), "rm -rf '%s'", dir), p)), 0);
 }
 
 int main(void)
@@ -253,6 +402,9 @@ int main(void)
 		cmocka_unit_test(test_nul_and_long_lines),
 		cmocka_unit_test(test_table_computation),
 		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_hooks),
+		cmocka_unit_test(test_parse_over),
+		cmocka_unit_test(test_load_dropins),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
