@@ -105,6 +105,15 @@ else
 	fail "install-test (Debian 12: dpkg -i, -r, -P)"
 fi
 
+# 3b. a configuration written before dpkg -i, and the upgrade from 0.1.0
+if [ -n "$deb" ] && "$top/tests/pkg/upgrade-test.sh" "$deb" >"$tmp/upgrade.log" 2>&1; then
+	step_log "$tmp/upgrade.log"
+	pass "upgrade-test (pre-seeded config and drop-in, upgrade from 0.1.0, no terminal)"
+else
+	[ -s "$tmp/upgrade.log" ] && step_log "$tmp/upgrade.log"
+	fail "upgrade-test (pre-seeded config and drop-in, upgrade from 0.1.0, no terminal)"
+fi
+
 # 4. build with unit tests in a Debian 11 root
 if "$top/tests/pkg/bullseye-build.sh" "$top" >"$tmp/bullseye.log" 2>&1; then
 	step_log "$tmp/bullseye.log"

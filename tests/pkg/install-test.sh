@@ -49,16 +49,9 @@ fi
 [ -f "$deb" ] || { not_ok "package file $deb exists"; exit 1; }
 
 root=$tmp/root
-mirrors=$tmp/sources.list
-mirror_lines bookworm >"$mirrors" || { not_ok "host has an apt mirror configured"; exit 1; }
 deps=$(deb_depends "$deb")
-echo "# making a Debian 12 root with $deps"
-if ! mmdebstrap --variant=apt --include="$deps" bookworm "$root" "$mirrors" \
-	</dev/null >"$tmp/mmdebstrap.log" 2>&1; then
-	tail -n 20 "$tmp/mmdebstrap.log"
-	not_ok "mmdebstrap bookworm root"
-	exit 1
-fi
+echo "# a Debian 12 root with $deps (cached)"
+debian_root bookworm "$deps" "$root" || { not_ok "mmdebstrap bookworm root"; exit 1; }
 cp "$deb" "$root/tmp/ib-hook.deb"
 
 # Without /proc, in a network namespace of its own: no netlink access that
@@ -103,14 +96,19 @@ bin=$root/usr/sbin/ib-hook
 check "binary /usr/sbin/ib-hook is a 0755 root:root file" \
 	[ -f "$bin" -a ! -L "$bin" -a "$(mode_owner "$bin")" = "755 0:0" ]
 version=$(in_chroot /usr/sbin/ib-hook --version 2>&1)
-check "ib-hook --version prints 'ib-hook 0.1.0' ($version)" [ "$version" = "ib-hook 0.1.0" ]
+want="ib-hook $(dpkg-deb -f "$deb" Version)"
+check "ib-hook --version prints '$want' ($version)" [ "$version" = "$want" ]
 check "man page /usr/share/man/man8/ib-hook.8.gz" [ -f "$root/usr/share/man/man8/ib-hook.8.gz" ]
-check "conffile /etc/ib-hook.conf exists" [ -f "$root/etc/ib-hook.conf" ]
-check "/etc/ib-hook.conf is a dpkg conffile" \
-	grep -qx '/etc/ib-hook.conf' "$root/var/lib/dpkg/info/ib-hook.conffiles"
-check "/etc/ib-hook.conf is root:root and not group/other-writable" \
-	[ "$(stat -c '%u:%g' "$root/etc/ib-hook.conf")" = 0:0 -a \
-	  $(( 0$(stat -c '%a' "$root/etc/ib-hook.conf") & 022 )) -eq 0 ]
+check "nothing in /etc but the hook links: no /etc/ib-hook.conf" [ ! -e "$root/etc/ib-hook.conf" ]
+check "no conffiles" [ ! -s "$root/var/lib/dpkg/info/ib-hook.conffiles" ]
+check "the example /usr/share/doc/ib-hook/examples/ib-hook.conf" \
+	[ -f "$root/usr/share/doc/ib-hook/examples/ib-hook.conf" ]
+check "the example is a valid configuration" \
+	in_chroot /usr/sbin/ib-hook --config /usr/share/doc/ib-hook/examples/ib-hook.conf --dry-run --all
+check "the JSON schema /usr/share/doc/ib-hook/ib-hook.schema.json, uncompressed" \
+	[ -f "$root/usr/share/doc/ib-hook/ib-hook.schema.json" ]
+check "bash completion /usr/share/bash-completion/completions/ib-hook" \
+	[ -f "$root/usr/share/bash-completion/completions/ib-hook" ]
 
 hooks="/etc/networkd-dispatcher/routable.d/ib-hook
 /etc/networkd-dispatcher/configured.d/ib-hook
@@ -145,7 +143,6 @@ ip -n "$ns" addr add 172.16.34.2/16 dev ib1
 ip -n "$ns" link set lo up
 ip -n "$ns" link set ib0 up
 ip -n "$ns" link set ib1 up
-cp "$root/etc/ib-hook.conf" "$tmp/ib-hook.conf.orig"
 printf '[Match]\nName=ib*\n' >"$root/etc/ib-hook.conf"
 chmod 0644 "$root/etc/ib-hook.conf"
 
@@ -163,6 +160,10 @@ in_system env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$
 rc=$?
 check "postinst configure on a running system succeeds (exit $rc)" [ "$rc" -eq 0 ]
 check "postinst applied: rules from 172.16.34.1 and 172.16.34.2 exist" rules_present
+n=$(grep -c '^ib[01]: added ' "$tmp/postinst.log")
+check "postinst printed one line per change ($n lines 'ibN: added ...')" [ "$n" -ge 4 ]
+check "  and nothing but lines about ib0 and ib1" sh -c '! grep -qv "^ib[01]: " "$1"' - "$tmp/postinst.log"
+sed 's/^/# /' "$tmp/postinst.log"
 in_system /usr/sbin/ib-hook --status >"$tmp/status.log" 2>&1
 rc=$?
 check "ib-hook --status after postinst reports no drift (exit $rc)" [ "$rc" -eq 0 ]
@@ -189,40 +190,54 @@ check "postinst with a config ib-hook rejects succeeds with one line (exit $rc, 
 sed 's/^/# /' "$tmp/badconf.log"
 chmod 0644 "$root/etc/ib-hook.conf"
 
-# On a systemd host with networkd-dispatcher installed, postinst starts it
-# (through deb-systemd-invoke, replaced here by a stub that records its
-# arguments); without systemd running, it must not try.
+# On a systemd host where systemd-networkd runs and networkd-dispatcher is
+# installed but stopped, postinst starts the dispatcher (deb-systemd-invoke
+# is a stub that records its arguments; the daemons are copies of sleep
+# named as they are, in the PID namespace of the run); on an ifupdown or
+# NetworkManager host (no networkd), with the dispatcher already running,
+# or without systemd, it leaves the dispatcher alone.
 unit=/usr/lib/systemd/system/networkd-dispatcher.service
-stub=/usr/local/sbin/deb-systemd-invoke
 made=
-for d in /run/systemd /run/systemd/system /usr/lib/systemd /usr/lib/systemd/system; do
+for d in /run/systemd /run/systemd/system /usr/lib/systemd /usr/lib/systemd/system /usr/local/sbin; do
 	[ -d "$root$d" ] || { mkdir "$root$d" && made="$d $made"; }
 done
 : >"$root$unit"
-printf '#!/bin/sh\necho "$*" >>/tmp/dsi.log\n' >"$root$stub"
-chmod 0755 "$root$stub"
-in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure \
-	>/dev/null 2>&1
-check "postinst starts networkd-dispatcher when systemd runs" \
-	grep -qx 'start networkd-dispatcher.service' "$root/tmp/dsi.log"
-rm -f "$root/tmp/dsi.log"
+printf '#!/bin/sh\necho "$*" >>/tmp/dsi.log\n' >"$root/usr/local/sbin/deb-systemd-invoke"
+chmod 0755 "$root/usr/local/sbin/deb-systemd-invoke"
+mkdir -p "$root/tmp/daemons"
+for d in systemd-networkd networkd-dispatcher; do
+	cp "$root/bin/sleep" "$root/tmp/daemons/$d"
+done
+postinst_with() { # postinst_with DAEMON...: run postinst with those running; did it start the dispatcher?
+	rm -f "$root/tmp/dsi.log"
+	in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst \
+		sh -c 'for d; do /tmp/daemons/$d 30 & done; sleep 0.2; "$0" configure' "$postinst" "$@" >/dev/null 2>&1
+	grep -qx 'start networkd-dispatcher.service' "$root/tmp/dsi.log" 2>/dev/null
+}
+not() { ! "$@"; }
+check "postinst starts networkd-dispatcher where systemd-networkd runs" \
+	postinst_with systemd-networkd
+check "postinst leaves networkd-dispatcher alone where systemd-networkd does not run (ifupdown)" \
+	not postinst_with
+check "... and where it already runs" \
+	not postinst_with systemd-networkd networkd-dispatcher
 rmdir "$root/run/systemd/system"
-in_system env PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin env DPKG_MAINTSCRIPT_PACKAGE=ib-hook DPKG_MAINTSCRIPT_NAME=postinst "$postinst" configure \
-	>/dev/null 2>&1
-check "postinst leaves networkd-dispatcher alone when systemd does not run" \
-	[ ! -e "$root/tmp/dsi.log" ]
+check "... and where systemd does not run" \
+	not postinst_with systemd-networkd
 mkdir "$root/run/systemd/system"
-rm -f "$root$unit" "$root$stub" "$root/tmp/dsi.log"
+rm -rf "$root$unit" "$root/usr/local/sbin/deb-systemd-invoke" "$root/tmp/dsi.log" "$root/tmp/daemons"
 for d in $made; do
 	rmdir "$root$d"
 done
 rules_present || not_ok "re-apply before dpkg -r"
 
-# --- dpkg -r: prerm undoes the routing; only the conffile stays.
+# --- dpkg -r: prerm undoes the routing and says so; the configuration the
+# administrator wrote stays.
 in_system dpkg -r ib-hook >"$tmp/remove.log" 2>&1
 rc=$?
 check "dpkg -r succeeds (exit $rc)" [ "$rc" -eq 0 ]
 check "prerm removed the rules ib-hook installed" rules_absent
+check "prerm printed what it took back" grep -q '^ib[01]: deleted rule from 172\.16\.34\.' "$tmp/remove.log"
 status=$(chroot "$root" dpkg-query -W -f='${Status}' ib-hook 2>/dev/null)
 check "package state after dpkg -r is config-files ($status)" \
 	[ "$status" = "deinstall ok config-files" ]
@@ -233,14 +248,15 @@ for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | sed 's/^\.//'); 
 		left="$left $f"
 	fi
 done
-check "dpkg -r removed every file but the conffile${left:+ (left:$left)}" [ -z "$left" ]
-check "dpkg -r kept /etc/ib-hook.conf" [ -f "$root/etc/ib-hook.conf" ]
+check "dpkg -r removed every file of the package${left:+ (left:$left)}" [ -z "$left" ]
+check "dpkg -r kept the administrator's /etc/ib-hook.conf" [ -f "$root/etc/ib-hook.conf" ]
 
 # --- dpkg -P: nothing of the package is left.
 in_chroot dpkg -P ib-hook >"$tmp/purge.log" 2>&1
 rc=$?
 check "dpkg -P succeeds (exit $rc)" [ "$rc" -eq 0 ]
-check "dpkg -P removed /etc/ib-hook.conf" [ ! -e "$root/etc/ib-hook.conf" ]
+check "dpkg -P kept the administrator's /etc/ib-hook.conf" [ -f "$root/etc/ib-hook.conf" ]
+rm -f "$root/etc/ib-hook.conf"
 check "dpkg -P removed /run/ib-hook.lock" [ ! -e "$root/run/ib-hook.lock" ]
 status=$(chroot "$root" dpkg-query -W -f='${db:Status-Abbrev}' ib-hook 2>/dev/null)
 forgotten() {

@@ -117,3 +117,22 @@ deb_depends() {
 	sed -E 's/\|.*//; s/\(.*\)//; s/:any//; s/[[:space:]]//g' |
 	grep -v '^$' | sort -u | paste -sd, -
 }
+
+# debian_root SUITE DEPS DEST: a minimal SUITE root (mmdebstrap
+# --variant=apt) with the packages DEPS (comma separated) in the new
+# directory DEST, unpacked from a tar cached under $IB_HOOK_CI_CACHE
+# (/var/cache/ib-hook-ci) keyed by suite and packages; built once.
+debian_root() {
+	local suite=$1 deps=$2 dest=$3 cache key tar
+	cache=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
+	key=$(printf '%s %s\n' "$suite" "$deps" | sha256sum | cut -c1-16)
+	tar=$cache/pkg-root-$suite-$key.tar
+	if ! [ -s "$tar" ]; then
+		mkdir -p "$cache" || return 1
+		mirror_lines "$suite" >"$tar.list" || return 1
+		mmdebstrap --variant=apt --format=tar --include="$deps" "$suite" "$tar.tmp" "$tar.list" \
+			</dev/null >"$tar.log" 2>&1 || { tail -n 20 "$tar.log"; rm -f "$tar.tmp"; return 1; }
+		mv "$tar.tmp" "$tar"
+	fi
+	mkdir -p "$dest" && tar -C "$dest" -xf "$tar"
+}
