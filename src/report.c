@@ -296,10 +296,30 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	}
 	fprintf(f, "},\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
 		verdict_names[v]);
-	if (v == IBH_VERDICT_REFUSED)
+	if (v == IBH_VERDICT_REFUSED) {
 		json_string(f, p->why);
-	else
+	} else if (v == IBH_VERDICT_DRIFT) {
+		/* a line a monitoring check can show: how much is pending, and the first of it */
+		size_t n = 0, first_op = 0;
+		char why[600];
+
+		for (size_t i = p->n_ops; i-- > 0;)
+			if (plan_op_is_drift(&p->ops[i])) {
+				n++;
+				first_op = i;
+			}
+		if (n) {
+			op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
+			snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
+		} else {
+			snprintf(why, sizeof(why), "net.ipv4.conf.all overrides a wanted sysctl");
+		}
+		json_string(f, why);
+	} else if (v == IBH_VERDICT_DOWN) {
+		json_string(f, "the link is down: nothing is expected");
+	} else {
 		fprintf(f, "null");
+	}
 	fprintf(f, ",\"pending\":[");
 	first = true;
 	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {

@@ -240,7 +240,8 @@ else
 		diag <"$WORK/dpkg-i.log"
 		exit 1
 	fi
-	rm -f "$ROOT/tmp/ib-hook.deb"
+	# kept for the reinstall on the booted host (/tmp may be a tmpfs there)
+	mv "$ROOT/tmp/ib-hook.deb" "$ROOT/root/ib-hook.deb"
 	links=$(ls -l "$ROOT"/etc/networkd-dispatcher/*/ib-hook 2>/dev/null | wc -l)
 	check "package installed networkd-dispatcher hooks ($links symlinks)" test "$links" -ge 2
 	printf '[Match]\nName=ib0 ib1\n' >"$ROOT/etc/ib-hook.conf"
@@ -507,6 +508,24 @@ if [ $SMOKE = 0 ]; then
 	ident=$(echo "$JSON" | grep -c '"SYSLOG_IDENTIFIER":"ib-hook"')
 	check "messages use SYSLOG_IDENTIFIER=ib-hook ($ident entries)" test "$ident" -ge 2
 
+	# --- 6b. a person's run and postinst report, piped, in the journal too
+	ct systemctl stop ib-hook.service
+	CURSOR=$(ct journalctl -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p')
+	ct sh -c 'ib-hook --all --remove 2>&1 | cat' >"$WORK/by-hand.log"
+	check "ib-hook --all --remove piped: one line per rule taken back on stderr" \
+		grep -q '^ib1: deleted rule from 172.16.34.2 ' "$WORK/by-hand.log"
+	# reinstalling runs postinst on the booted system: it applies and says so
+	CT_TIMEOUT=120 ct sh -c 'dpkg -i /root/ib-hook.deb </dev/null' >"$WORK/reinstall.log" 2>&1
+	check "dpkg -i on the booted host: postinst prints the rules it added" \
+		grep -q '^ib1: added rule from 172.16.34.2 ' "$WORK/reinstall.log"
+	grep '^ib[01]: ' "$WORK/reinstall.log" | diag
+	ct journalctl -t ib-hook --after-cursor "$CURSOR" -o cat --no-pager >"$WORK/since.log" 2>&1
+	check "... both runs left the same lines in the journal" \
+		sh -c 'grep -q "^ib1: deleted rule from 172.16.34.2 " "$1" && grep -q "^ib1: added rule from 172.16.34.2 " "$1"' sh "$WORK/since.log"
+	WACTIVE=$(ct systemctl is-active ib-hook.service)
+	check "dpkg -i started ib-hook.service again ($WACTIVE)" test "$WACTIVE" = active
+	check "the reference state after the reinstall" ref_state_settled 10
+
 	# --- 7. dpkg -P -------------------------------------------------------
 	other_rules() { ct ip -4 rule show | grep -Ev "lookup ($T0|$T1)( |\$)"; ct ip -6 rule show; }
 	RULES_BEFORE=$(other_rules)
@@ -534,9 +553,10 @@ if [ $SMOKE = 0 ]; then
 	check "after dpkg -P: addresses unchanged" test "$(ct ip -br addr show)" = "$ADDR_BEFORE"
 	stopped() { ! ct systemctl is-active -q ib-hook.service; }
 	check "after dpkg -P: ib-hook.service stopped" stopped
-	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/lib/NetworkManager/dispatcher.d/90-ib-hook /usr/sbin/ib-hook /etc/ib-hook.conf /lib/systemd/system/ib-hook.service /usr/lib/systemd/system/ib-hook.service /etc/systemd/system/multi-user.target.wants/ib-hook.service 2>/dev/null')
+	left=$(ct sh -c 'ls -d /etc/networkd-dispatcher/*/ib-hook /etc/network/if-*.d/ib-hook /usr/lib/NetworkManager/dispatcher.d/90-ib-hook /usr/sbin/ib-hook /lib/systemd/system/ib-hook.service /usr/lib/systemd/system/ib-hook.service /etc/systemd/system/multi-user.target.wants/ib-hook.service 2>/dev/null')
 	REASON="left: $(echo "$left" | tr '\n' ' ')"
-	check "after dpkg -P: no hook symlinks, binary or config left" test -z "$left"
+	check "after dpkg -P: no hook symlinks, binary or unit left" test -z "$left"
+	check "after dpkg -P: the administrator's /etc/ib-hook.conf stays" ct test -f /etc/ib-hook.conf
 	# networkd-dispatcher keeps working without the hook (no dangling links)
 	ct ip link set ib1 down; ct ip link set ib1 up
 	sleep 2
