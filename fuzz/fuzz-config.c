@@ -5,7 +5,8 @@
  * relies on: a parsed configuration never names a reserved table or a rule
  * priority outside 1..32765, a failure leaves the caller's configuration alone
  * and says why, and a parsed configuration written back as text parses to the
- * same configuration.
+ * same configuration. The same text read again as a drop-in over it
+ * (config_parse_over) either fails leaving it alone or gives a valid one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,9 @@ static bool config_equal(const struct ibh_config *a, const struct ibh_config *b)
 	    a->priority != b->priority || a->main_route != b->main_route || a->ipv6 != b->ipv6 ||
 	    a->n_tables != b->n_tables)
 		return false;
+	for (int k = 0; k < IBH_HOOK_MAX; k++)
+		if (a->hooks[k] != b->hooks[k])
+			return false;
 	for (size_t i = 0; i < a->n_globs; i++)
 		if (strcmp(a->globs[i], b->globs[i]) != 0)
 			return false;
@@ -86,10 +90,12 @@ static void check_valid(const struct ibh_config *c)
 			abort();
 		if (table_is_reserved(t->table))
 			abort();
+		/* names may share a table (one file for a lab), but not have two */
 		for (size_t j = 0; j < i; j++)
-			if (c->tables[j].table == t->table ||
-			    strcmp(c->tables[j].ifname, t->ifname) == 0)
+			if (strcmp(c->tables[j].ifname, t->ifname) == 0)
 				abort();
+		if (c->n_tables_earlier > c->n_tables)
+			abort();
 		if (config_table_of(c, t->ifname) != t->table ||
 		    !config_table_is_listed(c, t->table) ||
 		    config_table(c, t->ifname, 1) != t->table)
@@ -132,6 +138,10 @@ static char *config_format(const struct ibh_config *c, size_t *ret_size)
 		else
 			fprintf(f, "%s=%d\n", sysctl_key[k], c->sysctl[k]);
 	}
+	fprintf(f, "[Hooks]\n");
+	for (int k = 0; k < IBH_HOOK_MAX; k++)
+		fprintf(f, "%s=%s\n", hook_family_key((enum ibh_hook_family)k),
+			c->hooks[k] ? "yes" : "no");
 	if (fclose(f) != 0)
 		abort();
 	*ret_size = size;
@@ -142,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct ibh_config c, canary, again;
+	struct ibh_config c, canary, again, over;
 	struct ibh_config_error err;
 	size_t text_size;
 	char *text;
@@ -175,5 +185,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	free(text);
+
+	/* the same text as a drop-in over what it gave */
+	memcpy(&over, &c, sizeof(over));
+	memset(&err, 0, sizeof(err));
+	r = config_parse_over(&over, (const char *)data, size, &err);
+	if (r < 0) {
+		if (memcmp(&over, &c, sizeof(c)) != 0 || err.message[0] == '\0')
+			abort();
+	} else {
+		check_valid(&over);
+	}
 	return 0;
 }
