@@ -184,7 +184,7 @@ hook() {
 	ip netns exec "$(nsname "$h")" sh -c '
 		cfg=$1 dir=$2
 		shift 2
-		# a tmpfs hides the host's ib-hook.conf and ib-hook.conf.d from the hook
+		# a tmpfs hides the installed ib-hook.conf and ib-hook.conf.d from the hook
 		mount -t tmpfs -o mode=0755 tmpfs "$dir" && cp "$cfg" "$dir/ib-hook.conf" || exit 90
 		if [ -d /run/systemd/journal ]; then mount -t tmpfs tmpfs /run/systemd/journal; fi
 		exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"
