@@ -80,14 +80,33 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	return 0;
 }
 
+/* what finding no managed interface means, for the --status summary */
+static void none_why(const struct ibh_config *c, char *buf, size_t size)
+{
+	size_t len;
+
+	if (c->n_globs == 0) {
+		snprintf(buf, size, "no InfiniBand link and no network device of an RDMA port "
+				    "(the default selection; is the driver loaded?)");
+		return;
+	}
+	snprintf(buf, size, "no link matches [Match] Name=");
+	for (size_t i = 0; i < c->n_globs; i++) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
+	}
+}
+
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req)
 {
+	char why[600];
 	bool ok;
 
 	if (!e->rep)
 		return IBH_OK;
+	none_why(e->config, why, sizeof(why));
 	ok = report_end(e->rep, e->record_path, e->record.present,
-			req->config_files ? req->config_files : "");
+			req->config_files ? req->config_files : "", why);
 	report_free(e->rep);
 	e->rep = NULL;
 	return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;

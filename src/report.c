@@ -431,7 +431,7 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 }
 
 bool report_end(struct ibh_report *r, const char *record_path, bool record_present,
-		const char *config_files)
+		const char *config_files, const char *none_why)
 {
 	unsigned int managed = r->count[0] + r->count[1] + r->count[2] + r->count[3];
 	bool ok = r->count[IBH_VERDICT_DRIFT] == 0 && r->count[IBH_VERDICT_REFUSED] == 0 &&
@@ -471,7 +471,7 @@ bool report_end(struct ibh_report *r, const char *record_path, bool record_prese
 		return ok;
 	}
 	if (managed == 0 && r->unmanaged == 0)
-		fprintf(r->out, "no managed interface\n");
+		fprintf(r->out, "no managed interface: %s\n", none_why);
 	fprintf(r->out,
 		"%u managed: %u ok, %u drift, %u down, %u refused; %u leftover(s); config: ",
 		managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],

@@ -37,5 +37,6 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p);
  * The closing summary (--status) or the end of the JSON document. Returns
  * true when everything that is up is as apply leaves it and nothing is left.
  */
+/* none_why: what "no managed interface" means under this configuration */
 bool report_end(struct ibh_report *r, const char *record_path, bool record_present,
-		const char *config_files);
+		const char *config_files, const char *none_why);

@@ -76,6 +76,7 @@ check "  says why" grep -q "pib0: not managed: no \[Match\] Name= glob matches i
 printf '[Match]\nName=nothing*\n' | conf none
 expect_rc "no managed interface: --status" 1 ibh st --config "$T_DIR/none.conf" --status
 check "  says so, with the file" grep -q "^0 managed: .*config: $T_DIR/none.conf" "$T_DIR/out"
+check "  and what the selection was" grep -qx "no managed interface: no link matches \[Match\] Name=nothing\*" "$T_DIR/out"
 ibh st --config "$T_DIR/none.conf" --status --json >"$T_DIR/json"
 check "  --json is valid" valid status <"$T_DIR/json"
 expect_rc "--json without --status or --dry-run" 2 ibh st "${C[@]}" --json --all
