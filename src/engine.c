@@ -86,8 +86,9 @@ static void none_why(const struct ibh_config *c, char *buf, size_t size)
 	size_t len;
 
 	if (c->n_globs == 0) {
-		snprintf(buf, size, "no InfiniBand link and no network device of an RDMA port "
-				    "(the default selection; is the driver loaded?)");
+		snprintf(buf, size,
+			 "no InfiniBand link and no network device of an RDMA port "
+			 "(the default selection; is the driver loaded?)");
 		return;
 	}
 	snprintf(buf, size, "no link matches [Match] Name=");
