@@ -43,6 +43,8 @@ static bool config_equal(const struct ibh_config *a, const struct ibh_config *b)
 	for (int k = 0; k < IBH_HOOK_MAX; k++)
 		if (a->hooks[k] != b->hooks[k])
 			return false;
+	if (a->ipoib_mode != b->ipoib_mode || a->ipoib_mtu != b->ipoib_mtu)
+		return false;
 	for (size_t i = 0; i < a->n_globs; i++)
 		if (strcmp(a->globs[i], b->globs[i]) != 0)
 			return false;
@@ -65,6 +67,9 @@ static void check_valid(const struct ibh_config *c)
 	if (c->table_base > INT32_MAX)
 		abort();
 	if (c->main_route != IBH_MAIN_KEEP && c->main_route != IBH_MAIN_DELETE)
+		abort();
+	if (c->ipoib_mode > IBH_IPOIB_CONNECTED ||
+	    (c->ipoib_mtu && (c->ipoib_mtu < 68 || c->ipoib_mtu > 65520)))
 		abort();
 	if (c->n_globs > IBH_MAX_GLOBS || c->n_tables > IBH_MAX_TABLES)
 		abort();
@@ -142,6 +147,11 @@ static char *config_format(const struct ibh_config *c, size_t *ret_size)
 	for (int k = 0; k < IBH_HOOK_MAX; k++)
 		fprintf(f, "%s=%s\n", hook_family_key((enum ibh_hook_family)k),
 			c->hooks[k] ? "yes" : "no");
+	fprintf(f, "[IPoIB]\nMode=%s\n", ipoib_mode_name(c->ipoib_mode));
+	if (c->ipoib_mtu)
+		fprintf(f, "MTU=%u\n", c->ipoib_mtu);
+	else
+		fprintf(f, "MTU=keep\n");
 	if (fclose(f) != 0)
 		abort();
 	*ret_size = size;

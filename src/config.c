@@ -27,6 +27,7 @@ enum section {
 	SECTION_TABLES,
 	SECTION_SYSCTL,
 	SECTION_HOOKS,
+	SECTION_IPOIB,
 };
 
 static const char *const hook_keys[IBH_HOOK_MAX] = {
@@ -56,6 +57,13 @@ static const struct {
 const char *sysctl_name(enum ibh_sysctl key)
 {
 	return sysctl_names[key];
+}
+
+const char *ipoib_mode_name(enum ibh_ipoib_mode m)
+{
+	return m == IBH_IPOIB_CONNECTED	 ? "connected"
+	       : m == IBH_IPOIB_DATAGRAM ? "datagram"
+					 : "keep";
 }
 
 const char *hook_family_key(enum ibh_hook_family f)
@@ -323,6 +331,33 @@ static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key,
 	return fail(err, line, key, "unknown key '%s' in section [Hooks]", key);
 }
 
+static int parse_ipoib(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+		       struct ibh_config_error *err)
+{
+	if (strcmp(key, "Mode") == 0) {
+		if (strcmp(value, "keep") == 0)
+			c->ipoib_mode = IBH_IPOIB_KEEP;
+		else if (strcmp(value, "connected") == 0)
+			c->ipoib_mode = IBH_IPOIB_CONNECTED;
+		else if (strcmp(value, "datagram") == 0)
+			c->ipoib_mode = IBH_IPOIB_DATAGRAM;
+		else
+			return fail(err, line, key,
+				    "Mode '%s' is neither 'keep', 'connected' nor 'datagram'",
+				    value);
+	} else if (strcmp(key, "MTU") == 0) {
+		/* IPoIB: 2044 or 4092 in datagram mode, up to 65520 in connected mode */
+		if (strcmp(value, "keep") == 0)
+			c->ipoib_mtu = 0;
+		else if (parse_u32(value, 68, 65520, &c->ipoib_mtu) < 0)
+			return fail(err, line, key,
+				    "MTU '%s' is neither 'keep' nor a number from 68 to 65520",
+				    value);
+	} else
+		return fail(err, line, key, "unknown key '%s' in section [IPoIB]", key);
+	return 0;
+}
+
 static int parse_section(const char *name, enum section *ret)
 {
 	static const struct {
@@ -331,7 +366,7 @@ static int parse_section(const char *name, enum section *ret)
 	} sections[] = {
 		{ "Match", SECTION_MATCH },   { "Routing", SECTION_ROUTING },
 		{ "Tables", SECTION_TABLES }, { "Sysctl", SECTION_SYSCTL },
-		{ "Hooks", SECTION_HOOKS },
+		{ "Hooks", SECTION_HOOKS },   { "IPoIB", SECTION_IPOIB },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -380,6 +415,8 @@ static int parse_line(struct ibh_config *c, enum section *section, unsigned int 
 		return parse_sysctl(c, line, key, value, err);
 	case SECTION_HOOKS:
 		return parse_hooks(c, line, key, value, err);
+	case SECTION_IPOIB:
+		return parse_ipoib(c, line, key, value, err);
 	case SECTION_NONE:
 		break;
 	}

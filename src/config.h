@@ -41,6 +41,9 @@ struct ibh_config {
 	size_t n_tables;
 	int sysctl[IBH_SYSCTL_MAX]; /* a value or IBH_SYSCTL_KEEP */
 	bool hooks[IBH_HOOK_MAX];
+	/* [IPoIB], for InfiniBand links: IBH_IPOIB_KEEP and 0 leave them alone */
+	enum ibh_ipoib_mode ipoib_mode;
+	uint32_t ipoib_mtu;
 	/* [Tables] entries before this index come from an earlier file: a later one may override */
 	size_t n_tables_earlier;
 };
@@ -78,3 +81,5 @@ uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifinde
 bool table_is_reserved(uint64_t table);
 const char *sysctl_name(enum ibh_sysctl key);
 const char *hook_family_key(enum ibh_hook_family f);
+/* "datagram", "connected", or "keep" */
+const char *ipoib_mode_name(enum ibh_ipoib_mode m);

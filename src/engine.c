@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <net/if_arp.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,9 @@ struct ibh_engine {
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
 	unsigned long repairs; /* ... of which ib-hook's own, put back after they vanished */
+	/* links whose driver refused [IPoIB] (said once per process: the watcher lives long) */
+	int ipoib_warned[32];
+	size_t n_ipoib_warned;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -455,6 +459,17 @@ static int observe(struct ibh_engine *e, const struct ibh_link *link, enum ibh_a
 		if (o->sysctl_all[k] < 0)
 			o->sysctl_all[k] = IBH_SYSCTL_UNKNOWN;
 	}
+	if (link->type == ARPHRD_INFINIBAND &&
+	    (status || c->ipoib_mode != IBH_IPOIB_KEEP || c->ipoib_mtu)) {
+		char v[64];
+
+		if (netdev_attr_read(link->name, "mode", v, sizeof(v)) == 0)
+			o->ipoib_mode = strcmp(v, "connected") == 0  ? IBH_IPOIB_CONNECTED
+					: strcmp(v, "datagram") == 0 ? IBH_IPOIB_DATAGRAM
+								     : IBH_IPOIB_KEEP;
+		if (netdev_attr_read(link->name, "mtu", v, sizeof(v)) == 0)
+			o->mtu = (uint32_t)strtoul(v, NULL, 10);
+	}
 	r = 0;
 cleanup:
 	if (r < 0)
@@ -516,6 +531,16 @@ static int execute(struct ibh_engine *e, const struct ibh_op *op, char *why, siz
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
 		return 1;
+	case IBH_OP_IPOIB_MODE:
+		r = netdev_attr_write(op->ifname, "mode", ipoib_mode_name(op->mode));
+		return r < 0 ? r : 1;
+	case IBH_OP_MTU: {
+		char mtu[16];
+
+		snprintf(mtu, sizeof(mtu), "%u", op->mtu);
+		r = netdev_attr_write(op->ifname, "mtu", mtu);
+		return r < 0 ? r : 1;
+	}
 	}
 	return -EINVAL;
 }
@@ -572,6 +597,27 @@ static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *re
 	return 0;
 }
 
+static void ipoib_refused(struct ibh_engine *e, const struct ibh_op *op, int r)
+{
+	for (size_t i = 0; i < e->n_ipoib_warned; i++)
+		if (e->ipoib_warned[i] == op->ifindex)
+			return;
+	if (e->n_ipoib_warned < sizeof(e->ipoib_warned) / sizeof(e->ipoib_warned[0]))
+		e->ipoib_warned[e->n_ipoib_warned++] = op->ifindex;
+	if (op->kind == IBH_OP_IPOIB_MODE && op->mode == IBH_IPOIB_CONNECTED &&
+	    (r == -EINVAL || r == -EOPNOTSUPP))
+		log_warning("%s: the driver keeps datagram mode (enhanced IPoIB, ConnectX-4 and "
+			    "later, has no connected mode); routing is applied, set [IPoIB] "
+			    "Mode=datagram or keep to silence this",
+			    op->ifname);
+	else if (op->kind == IBH_OP_IPOIB_MODE)
+		log_warning_errno(r, "%s: cannot set IPoIB mode %s: %m; routing is applied",
+				  op->ifname, ipoib_mode_name(op->mode));
+	else
+		log_warning_errno(r, "%s: cannot set MTU %u: %m; routing is applied", op->ifname,
+				  op->mtu);
+}
+
 static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 				    const struct ibh_plan *p, bool quiet_gone)
 {
@@ -596,6 +642,11 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 				"back what it installed for it",
 				op->ifname);
 			break;
+		}
+		if (r < 0 && (op->kind == IBH_OP_IPOIB_MODE || op->kind == IBH_OP_MTU)) {
+			/* routing is what matters: a driver without the mode or MTU warns, once */
+			ipoib_refused(e, op, r);
+			continue;
 		}
 		if (r < 0 && op->kind == IBH_OP_SYSCTL) {
 			/* routing is what matters; a read-only /proc/sys (containers) must not undo it */

@@ -104,6 +104,13 @@ enum ibh_sysctl {
 #define IBH_SYSCTL_KEEP	   (-1)
 #define IBH_SYSCTL_UNKNOWN (-2)
 
+/* an IPoIB link's mode, as /sys/class/net/X/mode says it */
+enum ibh_ipoib_mode {
+	IBH_IPOIB_KEEP, /* config: leave it; observed: not read or unknown */
+	IBH_IPOIB_DATAGRAM,
+	IBH_IPOIB_CONNECTED,
+};
+
 struct ibh_observed {
 	struct ibh_link link; /* ifindex 0: the leftovers plan, about no link */
 	uint32_t table;
@@ -129,6 +136,9 @@ struct ibh_observed {
 
 	int sysctl[IBH_SYSCTL_MAX];	/* conf/X, or IBH_SYSCTL_UNKNOWN */
 	int sysctl_all[IBH_SYSCTL_MAX]; /* conf/all */
+	/* InfiniBand links, when [IPoIB] asks for them: 0 (KEEP) when not read */
+	enum ibh_ipoib_mode ipoib_mode;
+	uint32_t mtu;
 };
 
 enum ibh_op_kind {
@@ -142,6 +152,8 @@ enum ibh_op_kind {
 	IBH_OP_FORGET, /* a recorded object that is gone already: only the record changes */
 	IBH_OP_SYSCTL,
 	IBH_OP_NEIGH_FLUSH,
+	IBH_OP_IPOIB_MODE, /* /sys/class/net/X/mode */
+	IBH_OP_MTU,
 };
 
 struct ibh_op {
@@ -153,6 +165,8 @@ struct ibh_op {
 			enum ibh_sysctl key;
 			int value;
 		} sysctl;
+		enum ibh_ipoib_mode mode; /* IPOIB_MODE */
+		uint32_t mtu;		  /* MTU */
 	};
 	/* the record entry the op adds (ADD, MAIN_DEL) or takes back (the others) */
 	struct ibh_rec rec;

@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/fib_rules.h>
+#include <net/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -651,10 +652,38 @@ static int plan_sysctls(const struct ibh_config *c, const struct ibh_observed *o
 	return 0;
 }
 
+/*
+ * [IPoIB] on an InfiniBand link: the mode first (the driver changes the MTU
+ * with it: connected allows up to 65520, datagram 2044 or 4092), then the
+ * MTU. A mode or MTU that could not be read is left alone.
+ */
+static int plan_ipoib(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_plan *p)
+{
+	int r;
+
+	if (o->link.type != ARPHRD_INFINIBAND)
+		return 0;
+	if (c->ipoib_mode != IBH_IPOIB_KEEP && o->ipoib_mode != IBH_IPOIB_KEEP &&
+	    o->ipoib_mode != c->ipoib_mode) {
+		struct ibh_op op = { .kind = IBH_OP_IPOIB_MODE, .mode = c->ipoib_mode };
+
+		r = push(p, &op);
+		if (r < 0)
+			return r;
+	}
+	if (c->ipoib_mtu && o->mtu && (o->mtu != c->ipoib_mtu || p->n_ops)) {
+		struct ibh_op op = { .kind = IBH_OP_MTU, .mtu = c->ipoib_mtu };
+
+		return push(p, &op);
+	}
+	return 0;
+}
+
 static bool op_changes_routing(const struct ibh_op *op)
 {
 	return op->kind != IBH_OP_SYSCTL && op->kind != IBH_OP_NEIGH_FLUSH &&
-	       op->kind != IBH_OP_ADOPT && op->kind != IBH_OP_FORGET;
+	       op->kind != IBH_OP_ADOPT && op->kind != IBH_OP_FORGET &&
+	       op->kind != IBH_OP_IPOIB_MODE && op->kind != IBH_OP_MTU;
 }
 
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
@@ -681,6 +710,12 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 		goto done;
 	}
 
+	/* before routing: a mode change re-creates the link's paths and may change its MTU */
+	if (action == IBH_ACTION_APPLY) {
+		r = plan_ipoib(c, &view, &p);
+		if (r < 0)
+			goto fail;
+	}
 	r = plan_routes(c, &view, action, &p);
 	if (r < 0)
 		goto fail;
@@ -896,6 +931,12 @@ void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
 	case IBH_OP_NEIGH_FLUSH:
 		fprintf(f, "ip neigh flush dev %s\n", ifname);
 		break;
+	case IBH_OP_IPOIB_MODE:
+		fprintf(f, "echo %s > /sys/class/net/%s/mode\n", ipoib_mode_name(op->mode), ifname);
+		break;
+	case IBH_OP_MTU:
+		fprintf(f, "ip link set dev %s mtu %u\n", ifname, op->mtu);
+		break;
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
 		break; /* only ib-hook's record changes */
@@ -940,6 +981,12 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		break;
 	case IBH_OP_NEIGH_FLUSH:
 		snprintf(buf, size, "flushed neighbour entries");
+		break;
+	case IBH_OP_IPOIB_MODE:
+		snprintf(buf, size, "set IPoIB mode %s", ipoib_mode_name(op->mode));
+		break;
+	case IBH_OP_MTU:
+		snprintf(buf, size, "set MTU %u", op->mtu);
 		break;
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <linux/rtnetlink.h>
+#include <net/if_arp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -198,6 +199,17 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
+	if (o->link.type == ARPHRD_INFINIBAND && (o->ipoib_mode != IBH_IPOIB_KEEP || o->mtu)) {
+		fprintf(f, "  ipoib: mode %s",
+			o->ipoib_mode != IBH_IPOIB_KEEP ? ipoib_mode_name(o->ipoib_mode)
+							: "unknown");
+		if (c->ipoib_mode != IBH_IPOIB_KEEP && c->ipoib_mode != o->ipoib_mode)
+			fprintf(f, " (wanted %s)", ipoib_mode_name(c->ipoib_mode));
+		fprintf(f, ", mtu %u", o->mtu);
+		if (c->ipoib_mtu && c->ipoib_mtu != o->mtu)
+			fprintf(f, " (wanted %u)", c->ipoib_mtu);
+		fputc('\n', f);
+	}
 	if (ipv4) {
 		fprintf(f, "  sysctl:");
 		for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
@@ -294,7 +306,23 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		else
 			fprintf(f, ",\"wanted\":%d}", c->sysctl[k]);
 	}
-	fprintf(f, "},\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
+	fputc('}', f);
+	if (o->link.type == ARPHRD_INFINIBAND) {
+		fprintf(f, ",\"ipoib\":{\"mode\":");
+		if (o->ipoib_mode != IBH_IPOIB_KEEP)
+			fprintf(f, "\"%s\"", ipoib_mode_name(o->ipoib_mode));
+		else
+			fprintf(f, "null");
+		fprintf(f, o->mtu ? ",\"mtu\":%u" : ",\"mtu\":null", o->mtu);
+		fprintf(f, ",\"wanted_mode\":");
+		if (c->ipoib_mode != IBH_IPOIB_KEEP)
+			fprintf(f, "\"%s\"", ipoib_mode_name(c->ipoib_mode));
+		else
+			fprintf(f, "null");
+		fprintf(f, c->ipoib_mtu ? ",\"wanted_mtu\":%u}" : ",\"wanted_mtu\":null}",
+			c->ipoib_mtu);
+	}
+	fprintf(f, ",\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
 		verdict_names[v]);
 	if (v == IBH_VERDICT_REFUSED) {
 		json_string(f, p->why);
@@ -310,7 +338,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			}
 		if (n) {
 			op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
-			snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
+			snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd,
+				 n > 1 ? "; ..." : "");
 		} else {
 			snprintf(why, sizeof(why), "net.ipv4.conf.all overrides a wanted sysctl");
 		}

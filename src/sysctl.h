@@ -6,3 +6,7 @@
 /* ifname "all" reads conf/all; the value, or a negative errno */
 int sysctl_read(const char *ifname, enum ibh_sysctl key);
 int sysctl_write(const char *ifname, enum ibh_sysctl key, int value);
+
+/* /sys/class/net/IFNAME/ATTR: its first line without the newline, or a negative errno */
+int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t size);
+int netdev_attr_write(const char *ifname, const char *attr, const char *value);

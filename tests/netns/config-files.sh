@@ -141,4 +141,20 @@ expect_rc "a person's run is never switched off" 0 with_etc mem "$etc" -- --ifac
 expect_eq "  the rule is there" 1 "$(rules_from mem 172.16.34.1)"
 expect_rc "Networkd=no: networkd-dispatcher's off run" 0 with_etc mem "$etc" IFACE=ib1 STATE=off
 expect_eq "  removes nothing either" 1 "$(rules_from mem 172.16.34.2)"
+
+# --- [IPoIB] acts on InfiniBand links only: a veth named like a port is left alone
+put ib-hook.conf <<'CONF'
+[Match]
+Name=ib0 ib1
+[IPoIB]
+Mode=connected
+MTU=9000
+CONF
+mtu_before=$(ip -n "$m" -o link show ib1 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')
+expect_rc "[IPoIB] on Ethernet links: --all" 0 with_etc mem "$etc" -- --all
+expect_rc "  --dry-run" 0 with_etc mem "$etc" -- --dry-run --all
+check "  plans nothing (no mode, no MTU)" test ! -s "$T_DIR/out"
+expect_eq "  ib1's MTU is unchanged" "$mtu_before" "$(ip -n "$m" -o link show ib1 | sed -n 's/.* mtu \([0-9]*\) .*/\1/p')"
+expect_rc "  --status --json" 0 with_etc mem "$etc" -- --status --json
+check "  has no ipoib member for them" sh -c '! grep -q "\"ipoib\"" "$1"' - "$T_DIR/out"
 done_testing

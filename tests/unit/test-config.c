@@ -260,6 +260,31 @@ static void test_hooks(void **state)
 	assert_non_null(strstr(err.message, "unknown key 'Watcher' in section [Hooks]"));
 }
 
+static void test_ipoib_keys(void **state)
+{
+	struct ibh_config c;
+	struct ibh_config_error err;
+
+	assert_int_equal(parse(&c, "", &err), 0);
+	assert_int_equal(c.ipoib_mode, IBH_IPOIB_KEEP);
+	assert_int_equal(c.ipoib_mtu, 0);
+	assert_int_equal(parse(&c, "[IPoIB]\nMode=connected\nMTU=65520\n", &err), 0);
+	assert_int_equal(c.ipoib_mode, IBH_IPOIB_CONNECTED);
+	assert_int_equal(c.ipoib_mtu, 65520);
+	assert_int_equal(parse(&c, "[IPoIB]\nMode=datagram\nMTU=keep\n", &err), 0);
+	assert_int_equal(c.ipoib_mode, IBH_IPOIB_DATAGRAM);
+	assert_int_equal(c.ipoib_mtu, 0);
+	assert_int_equal(parse(&c, "[IPoIB]\nMode=enhanced\n", &err), -EINVAL);
+	assert_string_equal(err.message,
+			    "Mode 'enhanced' is neither 'keep', 'connected' nor 'datagram'");
+	assert_int_equal(parse(&c, "[IPoIB]\nMTU=65521\n", &err), -EINVAL);
+	assert_int_equal(err.line, 2);
+	assert_int_equal(parse(&c, "[IPoIB]\nMTU=67\n", &err), -EINVAL);
+	assert_int_equal(parse(&c, "[IPoIB]\nUmcast=yes\n", &err), -EINVAL);
+	assert_non_null(strstr(err.message, "unknown key 'Umcast' in section [IPoIB]"));
+	assert_string_equal(ipoib_mode_name(IBH_IPOIB_CONNECTED), "connected");
+}
+
 /* a drop-in over the main file: later values win, lists append, an empty Name= resets */
 static void test_parse_over(void **state)
 {
@@ -403,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_table_computation),
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_hooks),
+		cmocka_unit_test(test_ipoib_keys),
 		cmocka_unit_test(test_parse_over),
 		cmocka_unit_test(test_load_dropins),
 	};

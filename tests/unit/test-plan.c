@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
+#include <net/if_arp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -564,6 +565,51 @@ static void test_sysctl_keep(void **state)
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "sysctl -w net.ipv4.conf.ib1.rp_filter=1\n");
 }
 
+/* [IPoIB] on an InfiniBand link: mode first, then MTU; nothing on other links or on remove */
+static void test_ipoib(void **state)
+{
+	struct fixture *f = *state;
+
+	make_applied(f);
+	f->c.ipoib_mode = IBH_IPOIB_CONNECTED;
+	f->c.ipoib_mtu = 65520;
+	f->o.ipoib_mode = IBH_IPOIB_DATAGRAM;
+	f->o.mtu = 2044;
+	/* a veth named like a port is no InfiniBand link */
+	f->o.link.type = ARPHRD_ETHER;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	f->o.link.type = ARPHRD_INFINIBAND;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "echo connected > /sys/class/net/ib1/mode\n"
+						       "ip link set dev ib1 mtu 65520\n");
+	/* mode and MTU are not routing: no neighbour flush, and they count as drift */
+	for (size_t i = 0; i < f->p.n_ops; i++)
+		assert_true(plan_op_is_drift(&f->p.ops[i]));
+	/* a mode change resets the MTU: it is written again even when it looks right */
+	f->o.mtu = 65520;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "echo connected > /sys/class/net/ib1/mode\n"
+						       "ip link set dev ib1 mtu 65520\n");
+	f->o.ipoib_mode = IBH_IPOIB_CONNECTED;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	f->o.mtu = 4092;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "ip link set dev ib1 mtu 65520\n");
+	/* remove leaves them as they are */
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 172.16.0.0/16 dev ib1 proto kernel scope link src "
+		"172.16.34.2 table 1004\n"
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+	/* a mode or MTU that could not be read is left alone; keep is keep */
+	f->o.ipoib_mode = IBH_IPOIB_KEEP;
+	f->o.mtu = 0;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	f->o.ipoib_mode = IBH_IPOIB_DATAGRAM;
+	f->o.mtu = 2044;
+	f->c.ipoib_mode = IBH_IPOIB_KEEP;
+	f->c.ipoib_mtu = 0;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+}
+
 static void test_priority_and_tables(void **state)
 {
 	struct fixture *f = *state;
@@ -666,6 +712,7 @@ int main(void)
 		T(test_leftovers),
 		T(test_no_address),
 		T(test_sysctl_keep),
+		T(test_ipoib),
 		T(test_priority_and_tables),
 		T(test_reserved_table),
 		T(test_record_lines),
