@@ -10,6 +10,9 @@
 #
 #   sudo bench/restore.sh PATH-TO-DEB [ROUNDS] [WHICH...]
 #
+# RESTORE_ARGS passes more options to restore.py (e.g. "--down 8": the link
+# stays down 8 s in a bounce instead of 1 s).
+#
 # bench/restore.py measures inside each container's network namespace; see
 # there for the events and how they are timed. Needs root.
 set -u
@@ -19,6 +22,7 @@ DEB=$(realpath "${1:?usage: restore.sh PATH-TO-DEB [ROUNDS] [watcher networkd ne
 ROUNDS=${2:-20}
 shift 2 2>/dev/null || shift $#
 WHICH=${*:-watcher networkd networkmanager}
+RESTORE_ARGS=${RESTORE_ARGS:-}
 here=$(cd "$(dirname "$0")" && pwd)
 e2e=$here/../tests/e2e
 [ "$(id -u)" = 0 ] || { echo "restore.sh needs root" >&2; exit 77; }
@@ -113,8 +117,18 @@ for which in $WHICH; do
 	wait_until 60 ready || echo "# $which: ib1 not in the reference state 60 s after boot" >&2
 	T1=$((1000 + $(ct cat /sys/class/net/ib1/ifindex)))
 	echo "# $which: ib-hook.service $(ct systemctl is-active ib-hook.service); table $T1"
-	python3 "$here/restore.py" --pid "$LEADER" --label "$which" --table "$T1" --rounds "$ROUNDS" \
-		--repair "nsenter -t $LEADER -a /usr/sbin/ib-hook --iface ib1"
+	# real-time priority: the listener reads each notification as it comes
+	rt=
+	command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null && rt="chrt -f 10"
+	$rt python3 "$here/restore.py" --pid "$LEADER" --label "$which" --table "$T1" --rounds "$ROUNDS" \
+		--repair "nsenter -t $LEADER -a /usr/sbin/ib-hook --iface ib1" $RESTORE_ARGS
+	if [ "$which" = watcher ]; then
+		pid=$(ct systemctl show -p MainPID --value ib-hook.service)
+		echo "# watcher: ib-hook.service $(ct grep -E '^(VmHWM|RssAnon|RssFile)' "/proc/$pid/status" | tr -s '\t\n ' ' ')"
+	fi
+	# who ran ib-hook (the bench's own repairs run in no unit)
+	ct journalctl -b -t ib-hook -o cat --output-fields=_SYSTEMD_UNIT --no-pager | sort | uniq -c |
+		sed "s/^/# $which: ib-hook log lines by unit: /"
 	stop_container
 	rm -rf --one-file-system "$WORK"
 	WORK=
