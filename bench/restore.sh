@@ -120,6 +120,7 @@ for which in $WHICH; do
 	# real-time priority: the listener reads each notification as it comes
 	rt=
 	command -v chrt >/dev/null 2>&1 && chrt -f 10 true 2>/dev/null && rt="chrt -f 10"
+	# shellcheck disable=SC2086 # $rt and $RESTORE_ARGS are split on purpose
 	$rt python3 "$here/restore.py" --pid "$LEADER" --label "$which" --table "$T1" --rounds "$ROUNDS" \
 		--repair "nsenter -t $LEADER -a /usr/sbin/ib-hook --iface ib1" $RESTORE_ARGS
 	if [ "$which" = watcher ]; then
