@@ -4,8 +4,10 @@
 # CI: build a release binary and run the short benchmark (bench/run.sh
 # --short, about a minute) so that it cannot rot. The figures are printed for
 # the log; missed targets do not fail the step, only a benchmark that does not
-# run to the end does. Needs root (network namespaces); installs what it lacks
-# with apt-get. Prints "PASS: bench-runs" or "FAIL: bench-runs".
+# run to the end does. Then the watcher's benchmark, briefly (bench/watch.py
+# 10 5, about 20 s). Needs root (network namespaces); installs what it lacks
+# with apt-get. Prints "PASS: bench-runs" / "FAIL: bench-runs" and
+# "PASS: bench-watch" / "FAIL: bench-watch".
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 
@@ -49,3 +51,17 @@ rm -f "$build.log"
 
 IB_HOOK="$build/src/ib-hook" "$top/bench/run.sh" --short || fail "bench/run.sh --short did not run to the end"
 echo "PASS: bench-runs"
+
+# the watcher, briefly: 10 rounds, a 5 s quiet period (bench/watch.py). Only
+# "it ran and printed its figures" is checked, never a timing.
+command -v python3 >/dev/null 2>&1 || apt-get install -y --no-install-recommends python3 >/dev/null 2>&1
+out=$(IB_HOOK="$build/src/ib-hook" timeout -k 5 120 python3 "$top/bench/watch.py" 10 5 2>&1)
+rc=$?
+echo "$out"
+if [ "$rc" = 0 ] && [ "$(echo "$out" | grep -Ec '^restore latency, .*: median [0-9.]+ ms, p99 [0-9.]+ ms')" = 2 ] &&
+	echo "$out" | grep -Eq '^idle: [0-9]+ wakeups in [0-9]+ s; peak RSS [0-9]+ kB'; then
+	echo "PASS: bench-watch"
+else
+	echo "FAIL: bench-watch (exit $rc, or figures missing)"
+	exit 1
+fi

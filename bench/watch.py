@@ -133,7 +133,7 @@ def main():
             st = dict(l.split(":", 1) for l in open(f"/proc/{pid}/status") if ":" in l)
             f = open(f"/proc/{pid}/stat").read().split()
             return (int(st["voluntary_ctxt_switches"]) + int(st["nonvoluntary_ctxt_switches"]),
-                    st["VmHWM"].strip(), int(f[13]) + int(f[14]))
+                    f'{st["VmHWM"].strip()} (anonymous {st["RssAnon"].strip()})', int(f[13]) + int(f[14]))
         time.sleep(0.5)
         c0, _, _ = stat()
         time.sleep(QUIET)

@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# root.sh KIND SUITE: a minbase SUITE root with systemd and the network
+# stack KIND as a tar, cached under /var/cache/ib-hook-ci keyed by a hash of
+# its inputs (as tests/e2e/nm-root.sh does for NetworkManager's roots; bump
+# RECIPE when the mmdebstrap call changes). Prints the path of the tar.
+#
+#   ifupdown   ifupdown (networking.service), no systemd-networkd enabled
+#   networkd   systemd-networkd and networkd-dispatcher
+#
+# The mirror is the first Debian one apt is configured with (never written
+# into the repository). Exit 77 when there is none.
+set -eu
+KIND=$1
+SUITE=$2
+BASE=systemd,systemd-sysv,dbus,iproute2,libnl-3-200,libsystemd0,procps,python3-minimal
+case $KIND in
+ifupdown) PKGS=$BASE,ifupdown ;;
+networkd) PKGS=$BASE,networkd-dispatcher ;;
+*) echo "root.sh: unknown kind '$KIND'" >&2; exit 2 ;;
+esac
+MIRROR=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |
+	awk '$2 !~ /-security$|-updates$/ && $1 ~ /\/debian\/?$/ { print $1; exit }')
+[ -n "$MIRROR" ] || { echo "no Debian mirror in apt's sources" >&2; exit 77; }
+RECIPE=1
+CACHE=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
+key=$(echo "$RECIPE $KIND $SUITE $MIRROR $PKGS" | sha256sum | cut -c1-16)
+tar=$CACHE/$KIND-root-$SUITE-$key.tar
+if [ ! -s "$tar" ]; then
+	mkdir -p "$CACHE"
+	tmp=$(mktemp --suffix=.tar "$CACHE/.$KIND-root-$SUITE.XXXXXX")
+	trap 'rm -f "$tmp"' EXIT
+	timeout -k 10 900 mmdebstrap --quiet --variant=minbase --include="$PKGS" \
+		--customize-hook='rm -f "$1/etc/machine-id"' \
+		"$SUITE" "$tmp" "deb $MIRROR $SUITE main" >&2
+	mv "$tmp" "$tar"
+	trap - EXIT
+	# keep one root per kind and suite
+	for old in "$CACHE/$KIND-root-$SUITE"-*.tar; do
+		[ "$old" = "$tar" ] || rm -f "$old"
+	done
+fi
+echo "$tar"
