@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/vm/image.sh: print the path of a bookworm disk image (raw ext4) with
+# Debian's kernel, systemd-networkd, networkd-dispatcher, rdma-core and
+# rdmacm-utils, plus its kernel and initrd beside it, for tests/vm/rping.sh.
+# Built with mmdebstrap from the host's apt mirror and cached under
+# /var/cache/ib-hook-ci/ keyed by a hash of this script and the mirror lines,
+# so a second run costs nothing.
+set -eu -o pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../pkg/lib.sh"
+CACHE=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
+PKGS=linux-image-amd64,systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,rdma-core,ibverbs-providers,rdmacm-utils,networkd-dispatcher,strace
+
+mkdir -p "$CACHE"
+sources=$(mirror_lines bookworm)
+key=$( (cat "$0"; echo "$sources"; echo "$PKGS") | sha256sum | cut -c1-16)
+dir=$CACHE/vm-rdma-$key
+if [ -f "$dir/done" ]; then
+	echo "$dir"
+	exit 0
+fi
+rm -rf "$dir" "$dir.tmp"
+mkdir -p "$dir.tmp/root"
+echo "$sources" >"$dir.tmp/sources.list"
+timeout -k 10 600 mmdebstrap --variant=apt --include="$PKGS" \
+	--customize-hook='rm -f "$1"/etc/hostname' \
+	bookworm "$dir.tmp/root" "$dir.tmp/sources.list" >"$dir.tmp/mmdebstrap.log" 2>&1 ||
+	{ tail -n 20 "$dir.tmp/mmdebstrap.log" >&2; exit 1; }
+root=$dir.tmp/root
+cp "$root"/boot/vmlinuz-* "$dir.tmp/vmlinuz"
+cp "$root"/boot/initrd.img-* "$dir.tmp/initrd.img"
+
+cat >"$root/etc/fstab" <<'FSTAB'
+/dev/vda / ext4 rw,errors=remount-ro 0 1
+FSTAB
+# the test's agent: runs the shell scripts the host drops into the 9p share
+# (cmd.N) and leaves their output (out.N) and exit code (rc.N) there
+cat >"$root/usr/local/sbin/ci-agent" <<'AGENT'
+#!/bin/sh
+mkdir -p /ci
+mountpoint -q /ci || mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 ci /ci || exit 1
+echo up >/ci/agent.$(cat /proc/sys/kernel/random/boot_id)
+while :; do
+	for c in /ci/cmd.*; do
+		[ -e "$c" ] || continue
+		n=${c#/ci/cmd.}
+		sh "$c" >/ci/out.$n 2>&1
+		echo $? >/ci/rc.$n.tmp
+		rm -f "$c"
+		mv /ci/rc.$n.tmp /ci/rc.$n
+	done
+	sleep 0.2
+done
+AGENT
+chmod 755 "$root/usr/local/sbin/ci-agent"
+cat >"$root/etc/systemd/system/ci-agent.service" <<'UNIT'
+[Unit]
+Description=ib-hook CI agent (9p share)
+After=local-fs.target
+[Service]
+ExecStart=/usr/local/sbin/ci-agent
+Restart=always
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/ci-agent.service "$root/etc/systemd/system/multi-user.target.wants/ci-agent.service"
+# the site's soft-RoCE: one rxe device per port, before networkd configures it
+cat >"$root/etc/systemd/system/rxe@.service" <<'UNIT'
+[Unit]
+Description=soft-RoCE on %i
+BindsTo=sys-subsystem-net-devices-%i.device
+After=sys-subsystem-net-devices-%i.device
+Before=systemd-networkd.service
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/sbin/rdma link add rxe_%i type rxe netdev %i
+ExecStop=-/sbin/rdma link delete rxe_%i
+UNIT
+mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+for p in enp0s3 enp0s4; do
+	ln -sf /etc/systemd/system/rxe@.service "$root/etc/systemd/system/multi-user.target.wants/rxe@$p.service"
+done
+ln -sf /lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+ln -sf /dev/null "$root/etc/systemd/system/systemd-networkd-wait-online.service"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
+ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
+ln -sf /dev/null "$root/etc/systemd/system/man-db.timer"
+passwd -R "$root" -d root >/dev/null
+truncate -s 1536M "$dir.tmp/disk.raw"
+mke2fs -q -t ext4 -d "$root" "$dir.tmp/disk.raw"
+rm -rf "$root"
+touch "$dir.tmp/done"
+mv "$dir.tmp" "$dir"
+echo "$dir"
