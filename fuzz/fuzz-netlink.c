@@ -19,6 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ibh_rule rule;
 	struct ibh_route route;
 	struct ibh_rdma_port port;
+	uint32_t dev_index;
 	struct ibh_rec rec;
 	bool protocol;
 	char line[512], back[512];
@@ -31,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	(void)netlink_parse_rule(copy, size, &rule, &protocol);
 	(void)netlink_parse_route(copy, size, &route);
+	(void)netlink_parse_rdma_dev(copy, size, &dev_index);
 	(void)netlink_parse_rdma_port(copy, size, &port);
 	free(copy);
 

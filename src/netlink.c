@@ -141,6 +141,25 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
+/*
+ * A dump that the kernel could not even start (a missing or wrong attribute,
+ * an unknown device) ends in NLMSG_DONE carrying the error, which libnl
+ * takes for an empty dump: it must fail instead.
+ */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct transaction *t = arg;
+	int error;
+
+	if (nlh->nlmsg_len >= NLMSG_LENGTH(sizeof(error))) {
+		memcpy(&error, nlmsg_data(nlh), sizeof(error));
+		if (error < 0)
+			t->error = error;
+	}
+	return NL_STOP;
+}
+
 static int on_valid(struct nl_msg *msg, void *arg)
 {
 	struct transaction *t = arg;
@@ -167,6 +186,7 @@ static int transact(struct ibh_nl *n, struct nl_msg *msg,
 		return -ENOMEM;
 	}
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &t);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &t);
 	if (parse)
 		nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &t);
 	r = nl_send_auto(n->sk, msg);
@@ -1169,29 +1189,51 @@ uint32_t netlink_port(const struct ibh_nl *n)
  * another netlink protocol; opened only when a caller needs it.
  */
 
-/* the dump's message type: client NLDEV, command PORT_GET (<rdma/rdma_netlink.h>) */
+/* message types: client NLDEV, commands GET and PORT_GET (<rdma/rdma_netlink.h>) */
+#define RDMA_DEV_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 #define RDMA_PORT_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)
+
+/* nla_parse() quietly drops an attribute that runs past the message */
+static bool rdma_attrs_whole(struct nlmsghdr *nlh)
+{
+	struct nlattr *a = nlmsg_attrdata(nlh, 0);
+	int rem = nlmsg_attrlen(nlh, 0);
+
+	while (nla_ok(a, rem))
+		a = nla_next(a, &rem);
+	return rem == 0;
+}
+
+/* the index of every RDMA device (uint32_t) */
+static int parse_rdma_dev(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[RDMA_NLDEV_ATTR_DEV_INDEX + 1];
+	struct vec *v = arg;
+	uint32_t *index;
+
+	if (nlh->nlmsg_type != RDMA_DEV_DUMP)
+		return 0;
+	/* NLDEV messages have no family header: the attributes follow nlmsghdr */
+	if (!rdma_attrs_whole(nlh) || nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_DEV_INDEX, NULL) < 0 ||
+	    !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || nla_len(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) < 4)
+		return -EBADMSG;
+	index = vec_push(v);
+	if (!index)
+		return -ENOMEM;
+	*index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	return 0;
+}
 
 static int parse_rdma_port(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[RDMA_NLDEV_ATTR_NDEV_NAME + 1];
 	struct ibh_rdma_port *p;
 	struct vec *v = arg;
-	struct nlattr *a;
 	int64_t ifindex;
-	int rem;
 
 	if (nlh->nlmsg_type != RDMA_PORT_DUMP)
 		return 0;
-	/* nla_parse() quietly drops an attribute that runs past the message */
-	a = nlmsg_attrdata(nlh, 0);
-	rem = nlmsg_attrlen(nlh, 0);
-	while (nla_ok(a, rem))
-		a = nla_next(a, &rem);
-	if (rem != 0)
-		return -EBADMSG;
-	/* NLDEV messages have no family header: the attributes follow nlmsghdr */
-	if (nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_NDEV_NAME, NULL) < 0)
+	if (!rdma_attrs_whole(nlh) || nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_NDEV_NAME, NULL) < 0)
 		return -EBADMSG;
 	/* a port whose netdev is in another namespace (or has none) carries no NDEV_* */
 	if (!tb[RDMA_NLDEV_ATTR_NDEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME] ||
@@ -1238,9 +1280,65 @@ int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *
 	return r;
 }
 
+int netlink_parse_rdma_dev(const void *buf, size_t size, uint32_t *ret_index)
+{
+	struct vec v = { .size = sizeof(uint32_t) };
+	struct nlmsghdr *nlh;
+	int r = checked_msg(buf, size, &nlh);
+
+	if (r == 0)
+		r = parse_rdma_dev(nlh, &v);
+	if (r == 0 && v.n == 0)
+		r = -ENOENT;
+	if (r == 0)
+		*ret_index = *(uint32_t *)v.items;
+	free(v.items);
+	return r;
+}
+
+static struct nl_msg *build_rdma_dev_dump(const void *arg)
+{
+	return nlmsg_alloc_simple(RDMA_DEV_DUMP, NLM_F_REQUEST | NLM_F_DUMP);
+}
+
+/* the kernel dumps the ports of one device only: it refuses a dump without DEV_INDEX */
 static struct nl_msg *build_rdma_port_dump(const void *arg)
 {
-	return nlmsg_alloc_simple(RDMA_PORT_DUMP, NLM_F_REQUEST | NLM_F_DUMP);
+	struct nl_msg *msg = nlmsg_alloc_simple(RDMA_PORT_DUMP, NLM_F_REQUEST | NLM_F_DUMP);
+
+	if (msg && nla_put_u32(msg, RDMA_NLDEV_ATTR_DEV_INDEX, *(const uint32_t *)arg) < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* the ports of every device, as `rdma link` asks: devices first, then each one's ports */
+static int rdma_ports(struct ibh_nl *n, struct vec *v)
+{
+	struct vec devs = { .size = sizeof(uint32_t) };
+	int r = dump(n, build_rdma_dev_dump, NULL, parse_rdma_dev, &devs, &devs);
+
+	for (size_t i = 0; r == 0 && i < devs.n; i++) {
+		struct vec ports = { .size = sizeof(struct ibh_rdma_port) };
+
+		r = dump(n, build_rdma_port_dump, (uint32_t *)devs.items + i, parse_rdma_port,
+			 &ports, &ports);
+		/* a device deleted since the first dump is unknown now: it has no port */
+		if (r == -EINVAL || r == -ENODEV)
+			r = 0;
+		for (size_t j = 0; r == 0 && j < ports.n; j++) {
+			struct ibh_rdma_port *p = vec_push(v);
+
+			if (!p)
+				r = -ENOMEM;
+			else
+				*p = ((struct ibh_rdma_port *)ports.items)[j];
+		}
+		free(ports.items);
+	}
+	free(devs.items);
+	return r;
 }
 
 int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
@@ -1263,7 +1361,7 @@ int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
 			return -EPROTONOSUPPORT;
 		return nle_to_errno(r);
 	}
-	r = vec_take(&v, dump(&n, build_rdma_port_dump, NULL, parse_rdma_port, &v, &v), ret, n_ret);
+	r = vec_take(&v, rdma_ports(&n, &v), ret, n_ret);
 	nl_socket_free(n.sk);
 	return r;
 }

@@ -98,5 +98,7 @@ struct ibh_rdma_port {
  * -EPROTONOSUPPORT when the kernel has no RDMA subsystem (ib_core not loaded).
  */
 int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
-/* one RDMA_NLDEV_CMD_PORT_GET message; -ENOENT: a port without a netdev here */
+/* one RDMA_NLDEV_CMD_GET dump message: the device's index; -ENOENT: another message */
+int netlink_parse_rdma_dev(const void *buf, size_t size, uint32_t *ret_index);
+/* one RDMA_NLDEV_CMD_PORT_GET dump message; -ENOENT: a port without a netdev here */
 int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret);

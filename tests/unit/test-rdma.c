@@ -47,6 +47,26 @@ static void test_constructed(void **state)
 		check(&rdma_constructed[i]);
 }
 
+static void test_captured(void **state)
+{
+	for (size_t i = 0; i < sizeof(rdma_captured) / sizeof(rdma_captured[0]); i++)
+		check(&rdma_captured[i]);
+}
+
+static void test_captured_dev(void **state)
+{
+	for (size_t i = 0; i < sizeof(rdma_dev_captured) / sizeof(rdma_dev_captured[0]); i++) {
+		const struct rdma_dev_fixture *f = &rdma_dev_captured[i];
+		unsigned char buf[1024];
+		size_t n = unhex(f->hex, buf, sizeof(buf));
+		uint32_t index = 12345;
+		int r = netlink_parse_rdma_dev(buf, n, &index);
+
+		assert_int_equal(r, f->result);
+		assert_int_equal(index, r == 0 ? f->index : 12345);
+	}
+}
+
 /* the offset of attribute type in buf's attributes, or 0 */
 static size_t find_attr(const unsigned char *buf, size_t n, uint16_t type)
 {
@@ -63,14 +83,15 @@ static size_t find_attr(const unsigned char *buf, size_t n, uint16_t type)
 	return 0;
 }
 
+/* damaged copies of a message the kernel sent */
 static void test_malformed(void **state)
 {
 	unsigned char buf[1024], copy[1024];
 	struct ibh_rdma_port p;
 	struct nlattr a;
 	struct nlmsghdr h;
-	size_t n = unhex(rdma_constructed[0].hex, buf, sizeof(buf)), at;
-	uint32_t zero = 0;
+	size_t n = unhex(rdma_captured[0].hex, buf, sizeof(buf)), at;
+	uint32_t zero = 0, index;
 
 	/* too short, or a length beyond the buffer */
 	assert_int_equal(netlink_parse_rdma_port(buf, 8, &p), -EINVAL);
@@ -104,19 +125,45 @@ static void test_malformed(void **state)
 	/* a device name without its terminator is cut, never read past */
 	memcpy(copy, buf, n);
 	at = find_attr(copy, n, RDMA_NLDEV_ATTR_DEV_NAME);
-	memset(copy + at + NLA_HDRLEN, 'x', 4);
-	copy[at + NLA_HDRLEN + 4] = 'y';
+	memcpy(&a, copy + at, sizeof(a));
+	/* "rxe_ib1\0": 8 bytes, the attribute's whole payload */
+	assert_int_equal(a.nla_len, NLA_HDRLEN + 8);
+	memset(copy + at + NLA_HDRLEN, 'x', 7);
+	copy[at + NLA_HDRLEN + 7] = 'y';
 	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), 0);
-	assert_string_equal(p.dev, "xxxxy");
+	assert_string_equal(p.dev, "xxxxxxxy");
 	/* an empty device name */
 	copy[at + NLA_HDRLEN] = '\0';
 	assert_int_equal(netlink_parse_rdma_port(copy, n, &p), -EBADMSG);
+
+	/* a device message: cut short, without its index, with an index too short */
+	n = unhex(rdma_dev_captured[0].hex, buf, sizeof(buf));
+	assert_int_equal(netlink_parse_rdma_dev(buf, n - 4, &index), -EINVAL);
+	memcpy(copy, buf, n);
+	at = find_attr(copy, n, RDMA_NLDEV_ATTR_DEV_INDEX);
+	assert_true(at > 0);
+	memcpy(&a, copy + at, sizeof(a));
+	a.nla_type = RDMA_NLDEV_ATTR_UNSPEC;
+	memcpy(copy + at, &a, sizeof(a));
+	assert_int_equal(netlink_parse_rdma_dev(copy, n, &index), -EBADMSG);
+	memcpy(copy, buf, n);
+	a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+	a.nla_len = NLA_HDRLEN + 2;
+	memcpy(copy + at, &a, sizeof(a));
+	assert_int_equal(netlink_parse_rdma_dev(copy, n, &index), -EBADMSG);
+	/* an attribute running past the message */
+	memcpy(copy, buf, n);
+	a.nla_len = 200;
+	memcpy(copy + at, &a, sizeof(a));
+	assert_int_equal(netlink_parse_rdma_dev(copy, n, &index), -EBADMSG);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructed),
+		cmocka_unit_test(test_captured),
+		cmocka_unit_test(test_captured_dev),
 		cmocka_unit_test(test_malformed),
 	};
 
