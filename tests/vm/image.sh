@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/vm/image.sh: print the path of a bookworm disk image (raw ext4) with
 # Debian's kernel, systemd-networkd, networkd-dispatcher, rdma-core and
-# rdmacm-utils, plus its kernel and initrd beside it, for tests/vm/rping.sh.
+# rdmacm-utils, plus its kernel and initrd beside it, for tests/vm/rping.sh:
+# the two NICs are named ib0 and ib1, each gets soft-RoCE at boot.
 # Built with mmdebstrap from the host's apt mirror and cached under
 # /var/cache/ib-hook-ci/ keyed by a hash of this script and the mirror lines,
 # so a second run costs nothing.
@@ -65,6 +66,13 @@ Restart=always
 WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/ci-agent.service "$root/etc/systemd/system/multi-user.target.wants/ci-agent.service"
+# the two ports are named like the IPoIB ports of the README's hosts: the
+# NIC in PCI slot 3 is ib0, slot 4 ib1 (Ethernet links all the same: ib-hook
+# finds them through RDMA netlink, not by their name or link type)
+for p in 0 1; do
+	printf '[Match]\nPath=pci-0000:00:0%s.0\n[Link]\nName=ib%s\n' $((p + 3)) $p \
+		>"$root/etc/systemd/network/10-ib$p.link"
+done
 # the site's soft-RoCE: one rxe device per port, before networkd configures it
 cat >"$root/etc/systemd/system/rxe@.service" <<'UNIT'
 [Unit]
@@ -75,14 +83,16 @@ Before=systemd-networkd.service
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/sbin/rdma link add rxe_%i type rxe netdev %i
-ExecStop=-/sbin/rdma link delete rxe_%i
+ExecStart=/usr/bin/rdma link add rxe_%i type rxe netdev %i
+ExecStop=-/usr/bin/rdma link delete rxe_%i
 UNIT
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
-for p in enp0s3 enp0s4; do
+for p in ib0 ib1; do
 	ln -sf /etc/systemd/system/rxe@.service "$root/etc/systemd/system/multi-user.target.wants/rxe@$p.service"
 done
-ln -sf /lib/systemd/system/systemd-networkd.service "$root/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+# enabled as "systemctl enable" does it (with its D-Bus alias, which
+# networkctl needs)
+systemctl --root="$root" enable systemd-networkd.service >/dev/null 2>&1
 ln -sf /dev/null "$root/etc/systemd/system/systemd-networkd-wait-online.service"
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
@@ -93,4 +103,8 @@ mke2fs -q -t ext4 -d "$root" "$dir.tmp/disk.raw"
 rm -rf "$root"
 touch "$dir.tmp/done"
 mv "$dir.tmp" "$dir"
+# an image of an earlier version of this script is 1.6 GB nobody will use again
+for old in "$CACHE"/vm-rdma-*; do
+	[ "$old" = "$dir" ] || case $old in *.tmp) ;; *) rm -rf --one-file-system "$old" ;; esac
+done
 echo "$dir"

@@ -1,22 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # tests/vm/rping.sh DEB: a real RDMA CM connection (soft-RoCE rping) between
-# two qemu VMs running Debian's kernel, before and after the ib-hook package.
+# two qemu VMs running Debian 12's own kernel, that fails before the ib-hook
+# package and connects after it.
 #
-# Two VMs (server: 172.16.1.1 and 172.16.2.1, client: 172.16.1.2 and
-# 172.16.2.2, all /16, configured by systemd-networkd), soft-RoCE on every
-# port (rxe@.service, before networkd), joined by a bridge in a network
-# namespace this test creates and deletes; the VMs have no network to the
-# host and are driven through a 9p share (tests/vm/image.sh's ci-agent).
-# Site setting on both VMs: net.ipv4.conf.all.arp_ignore=1 (a port answers
-# ARP only for its own address), so which rping fails before the package
-# depends on the server's main table alone: the address on the port whose
-# 172.16.0.0/16 route is not the first fails the RDMA CM's reverse-route check.
+# The seed's two lab hosts as VMs: memserver34 (server; ib0 172.16.34.1/16,
+# ib1 172.16.34.2/16) and cpuserver16 (client; ib0 172.16.16.1/16, ib1
+# 172.16.16.2/16). Every port is a virtio-net NIC named ib0/ib1 by a .link
+# file, with soft-RoCE on it (rxe@.service, before networkd) and its address
+# from systemd-networkd. All four ports hang on one bridge in a network
+# namespace that this test creates and deletes: nothing is added to the
+# host's own namespace. The VMs have no network to the host and are driven
+# through a 9p share (tests/vm/image.sh's ci-agent).
 #
-# Checks: before the package exactly that one fails; after dpkg -i (no
-# config) both connect, again after a networkd restart, a link bounce and a
-# reboot; after dpkg -r no rule of ib-hook is left. Exit 0 passed, 1 failed,
-# 77 qemu cannot run here. Everything is time-boxed (VM_TIME_LIMIT, 780 s).
+# The site setting that makes the failure deterministic, on both VMs:
+# net.ipv4.conf.all.arp_filter=1. A port then answers ARP for an address
+# only when the route back to the asker leaves through that port. Without
+# policy routing every route back leaves through the port of the server's
+# first 172.16.0.0/16 route, so the other port's address is always resolved
+# to the wrong port's MAC: the client's RoCE connect request reaches an rxe
+# device that does not have the destination GID and is dropped, and rping
+# never connects. (Without arp_filter both ports answer and the first reply
+# wins: the same failure, but only some of the time. Debian 12's 6.1 kernel
+# has "RDMA/cma: Use output interface for net_dev check", so a request that
+# arrives on the right port is not rejected for the main table's route.)
+#
+# Checks, each a PASS:/FAIL: line: before the package exactly the address on
+# the server's second route fails; after dpkg -i on both VMs (no
+# configuration) both addresses connect, again after a networkd restart, a
+# link bounce of the server's ib1 (the watcher, ib-hook.service, restores
+# T(ib1)) and a reboot of the server; after dpkg -r no "from" rule is left.
+# Exit 0 passed, 1 failed, 77 (SKIP: reason) when qemu cannot run here.
+# VM_TIME_LIMIT (s, default 780) bounds the whole run; VM_TRANSCRIPT=FILE
+# keeps the rping transcript, VM_KEEP=1 the work directory.
 set -u
 export LC_ALL=C.UTF-8
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,15 +41,25 @@ DEB=${1:-}
 failed=0
 start=$(date +%s)
 
-skip() { echo "SKIP: $*"; exit 77; }
-ok() { echo "ok - $* ($(($(date +%s) - start))s)"; }
-notok() { echo "not ok - $*"; failed=1; }
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+pass() { echo "PASS: vm-$1 ($(($(date +%s) - start))s)"; }
+fail() {
+	echo "FAIL: vm-$1 ($(($(date +%s) - start))s)"
+	failed=1
+}
 note() { echo "# $*"; }
+indent() { sed 's/^/#   /'; }
 
-[ "$(id -u)" = 0 ] || skip "needs root (network namespace, taps)"
+[ "$(id -u)" = 0 ] || skip "needs root (a network namespace with taps)"
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 is missing (apt-get install qemu-system-x86)"
 command -v qemu-img >/dev/null || skip "qemu-img is missing (apt-get install qemu-utils)"
-[ -f "$DEB" ] || { echo "not ok - no .deb given or '$DEB' missing"; exit 1; }
+[ -f "$DEB" ] || {
+	echo "FAIL: vm-deb (no .deb given or '$DEB' missing)"
+	exit 1
+}
 
 work=$(mktemp -d /var/tmp/ib-hook-vm.XXXXXX)
 ns=ibhvm$$
@@ -52,18 +78,31 @@ cleanup() {
 	[ -n "${VM_KEEP:-}" ] || rm -rf --one-file-system "$work"
 }
 trap cleanup EXIT
-trap 'echo "not ok - interrupted or over the time limit"; exit 1' INT TERM
-(sleep "$TIME_LIMIT"; kill -TERM $$) 2>/dev/null &
+trap 'echo "FAIL: vm-time-limit (interrupted, or over ${TIME_LIMIT}s)"; exit 1' INT TERM
+(
+	trap 'kill $s 2>/dev/null; exit 0' TERM
+	sleep "$TIME_LIMIT" &
+	s=$!
+	wait $s && kill -TERM $$
+) 2>/dev/null &
 watchdog=$!
 
-# qemu must be able to run at all (TCG: /dev/kvm here is slower, see README)
+# TCG: this host's /dev/kvm is a software one, slower than TCG (README)
 timeout 20 qemu-system-x86_64 -machine q35,accel=tcg -display none -S -nodefaults \
 	-monitor none -serial none -daemonize -pidfile "$work/probe.pid" 2>"$work/probe.err" ||
 	skip "qemu cannot run here: $(head -n 1 "$work/probe.err")"
 kill "$(cat "$work/probe.pid")" 2>/dev/null
 
-img=$(timeout 600 "$here/image.sh") || { echo "not ok - VM image"; exit 1; }
-ok "VM image $img"
+if img=$(timeout 600 "$here/image.sh"); then
+	pass "image"
+	note "$img"
+else
+	fail "image"
+	exit 1
+fi
+for f in vmlinuz initrd.img disk.raw; do
+	[ -s "$img/$f" ] || skip "the image has no $f"
+done
 
 ip netns add "$ns" || exit 1
 ip -n "$ns" link add br0 type bridge
@@ -75,7 +114,7 @@ for v in 1 2; do
 	done
 done
 
-boot() { # boot VM (1: server, 2: client)
+boot() { # boot V (1: server, 2: client); port N is PCI slot 2+N, named ib(N-1)
 	local v=$1 d=$work/vm$1
 	mkdir -p "$d/share"
 	[ -f "$d/disk.qcow2" ] || qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" "$d/disk.qcow2"
@@ -90,30 +129,33 @@ boot() { # boot VM (1: server, 2: client)
 		-drive "file=$d/disk.qcow2,if=none,id=d0,format=qcow2" \
 		-device "virtio-blk-pci,drive=d0,addr=5" \
 		-fsdev "local,id=f0,path=$d/share,security_model=none" \
-		-device "virtio-9p-pci,fsdev=f0,mount_tag=ci,addr=6" &
+		-device "virtio-9p-pci,fsdev=f0,mount_tag=ci,addr=6" 2>>"$d/qemu.err" &
 	pids+=($!)
 }
 
-seq_=0
-# run V TIMEOUT SCRIPT: run SCRIPT as root in VM V, print its output, return its code
+# run V TIMEOUT SCRIPT: run SCRIPT (sh) as root in VM V, print its output, return its code.
+# Mostly called in $(...): the command's number is counted in a file, not a variable.
 run() {
-	local v=$1 t=$2 n d=$work/vm$1/share i
-	seq_=$((seq_ + 1))
-	n=$seq_
+	local v=$1 t=$2 n d=$work/vm$1/share i rc
+	n=$(($(cat "$work/seq" 2>/dev/null || echo 0) + 1))
+	echo $n >"$work/seq"
 	printf '%s\n' "$3" >"$d/.cmd.$n"
 	mv "$d/.cmd.$n" "$d/cmd.$n"
 	for ((i = 0; i < t * 5; i++)); do
 		if [ -f "$d/rc.$n" ]; then
 			cat "$d/out.$n"
-			return "$(cat "$d/rc.$n")"
+			rc=$(cat "$d/rc.$n")
+			rm -f "$d/out.$n" "$d/rc.$n"
+			return "$rc"
 		fi
 		sleep 0.2
 	done
+	rm -f "$d/cmd.$n"
 	echo "(no answer from VM $v within ${t}s)"
 	return 124
 }
 
-wait_agent() { # wait_agent V COUNT: until the VM's agent has started COUNT times
+wait_agent() { # wait_agent V COUNT: until the VM's agent has started COUNT times (boots)
 	local v=$1 i
 	for ((i = 0; i < 240; i++)); do
 		[ "$(ls "$work/vm$v/share"/agent.* 2>/dev/null | wc -l)" -ge "$2" ] && return 0
@@ -122,133 +164,196 @@ wait_agent() { # wait_agent V COUNT: until the VM's agent has started COUNT time
 	return 1
 }
 
-setup() { # the network of VM V: two ports, one /16, by systemd-networkd
-	local v=$1
-	run "$v" 60 "set -e
-for p in 1 2; do
-	printf '[Match]\nMACAddress=52:54:00:00:0$v:0%s\n[Network]\nAddress=172.16.%s.$v/16\n' \$p \$p \
-		>/etc/systemd/network/10-p\$p.network
-done
-printf 'net.ipv4.conf.all.arp_ignore=1\n' >/etc/sysctl.d/90-site-arp.conf
+setup() { # setup V NAME ADDR0 ADDR1: the host's two ports, by systemd-networkd
+	run "$1" 60 "set -e
+printf '[Match]\nName=ib0\n[Network]\nAddress=$3/16\n' >/etc/systemd/network/20-ib0.network
+printf '[Match]\nName=ib1\n[Network]\nAddress=$4/16\n' >/etc/systemd/network/20-ib1.network
+printf 'net.ipv4.conf.all.arp_filter=1\n' >/etc/sysctl.d/90-site-arp.conf
 sysctl -q --system
+hostnamectl set-hostname $2
 networkctl reload
-networkctl reconfigure enp0s3 enp0s4
-hostnamectl set-hostname vm$v"
+networkctl reconfigure ib0 ib1"
 }
 
-ready() { # until both ports of VM V have their address and both rxe devices exist
-	run "$1" 60 'for i in $(seq 1 100); do
+ready() { # until both ports of VM V have their address and both rxe ports are ACTIVE
+	run "$1" 90 'for i in $(seq 1 150); do
 	n=$(ip -4 -o addr show scope global | grep -c "172\.16\.")
 	r=$(rdma link show 2>/dev/null | grep -c "state ACTIVE")
-	[ "$n" = 2 ] && [ "$r" = 2 ] && { rdma link show; exit 0; }
+	[ "$n" = 2 ] && [ "$r" = 2 ] && { ip -4 -br addr show scope global; rdma link show; exit 0; }
 	sleep 0.5
 done
 ip addr; rdma link show; exit 1'
 }
 
+settled() { # until ib-hook --status on VM V says both ports are ok (the watcher is fast)
+	run "$1" 60 'for i in $(seq 1 100); do
+	ib-hook --status >/tmp/status 2>&1 && grep -q "^2 managed: 2 ok" /tmp/status && { cat /tmp/status; exit 0; }
+	sleep 0.3
+done
+cat /tmp/status; exit 1'
+}
+
 server_start() {
-	run 1 20 'pkill -x rping; (setsid rping -s -P -a 0.0.0.0 >/dev/null 2>&1 &); sleep 1; pgrep -x rping >/dev/null'
+	run 1 20 'pkill -x rping; sleep 0.5; (setsid rping -s -P -a 0.0.0.0 >/dev/null 2>&1 &); sleep 1; pgrep -x rping >/dev/null'
 }
 
 # rping_to ADDR: one RDMA CM connection from the client, 3 pings, 20 s at most
 rping_to() {
-	run 2 40 "timeout 20 rping -c -a $1 -C 3 -v; rc=\$?; echo \"rping -c -a $1 -C 3: exit \$rc\"; exit \$rc"
+	run 2 40 "timeout 20 stdbuf -oL rping -c -a $1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
 }
 
-both() { # both WHEN: the client reaches both server addresses
+transcript() { # transcript ADDR OUTPUT: as a person at the client would see it
+	{
+		echo "cpuserver16# rping -c -a $1 -C 3 -v"
+		printf '%s\n' "$2" | sed -n '/^ping data: rdma-ping-0/p; /^ping data: rdma-ping-2/p; /^client DISC/p; /^exit [1-9]/p; /^cma event/p; /rror/p'
+	} >>"$work/transcript"
+}
+
+both() { # both WHEN NAME: the client reaches both server addresses
 	local a out
-	for a in 172.16.1.1 172.16.2.1; do
+	server_start || fail "$2-rping-server"
+	for a in 172.16.34.1 172.16.34.2; do
 		if out=$(rping_to $a); then
-			ok "$1: rping to $a connects"
+			pass "$2-rping-$a"
 		else
-			notok "$1: rping to $a fails"
-			printf '%s\n' "$out" | tail -n 5 | sed 's/^/#   /'
+			fail "$2-rping-$a"
+			printf '%s\n' "$out" | tail -n 5 | indent
 		fi
-		printf '%s\n' "$out" | tail -n 2 >>"$work/transcript"
+		transcript $a "$out"
 	done
 }
 
 boot 1
 boot 2
-wait_agent 1 1 && wait_agent 2 1 || { notok "VMs booted"; tail -n 20 "$work"/vm*/console.log; exit 1; }
-ok "both VMs booted (TCG)"
-setup 1 >/dev/null && setup 2 >/dev/null || notok "networkd configuration"
-if ready 1 >"$work/rdma1" && ready 2 >/dev/null; then
-	ok "two ports with soft-RoCE on each VM"
-	sed 's/^/#   /' "$work/rdma1"
+if wait_agent 1 1 && wait_agent 2 1; then
+	pass "boot"
 else
-	notok "addresses and rxe devices"
-	sed 's/^/#   /' "$work/rdma1"
+	fail "boot"
+	tail -n 20 "$work"/vm*/console.log
 	exit 1
 fi
-server_start || notok "rping server"
+if setup 1 memserver34 172.16.34.1 172.16.34.2 >"$work/setup" 2>&1 &&
+	setup 2 cpuserver16 172.16.16.1 172.16.16.2 >>"$work/setup" 2>&1; then
+	pass "networkd-config"
+else
+	fail "networkd-config"
+	indent <"$work/setup"
+fi
+if ready 1 >"$work/rdma1" && ready 2 >"$work/rdma2"; then
+	pass "ports-and-rxe"
+	indent <"$work/rdma1"
+else
+	fail "ports-and-rxe"
+	indent <"$work/rdma1"
+	indent <"$work/rdma2"
+	exit 1
+fi
 
-# --- before the package: exactly the address on the server's second route fails
+# --- before the package: the address on the server's second route fails
 first=$(run 1 10 'ip -4 route show 172.16.0.0/16 | sed -n "1s/.* dev \([^ ]*\).*/\1/p"')
 case $first in
-enp0s3) good=172.16.1.1 bad=172.16.2.1 ;;
-enp0s4) good=172.16.2.1 bad=172.16.1.1 ;;
-*) notok "server's first 172.16.0.0/16 route: '$first'"; exit 1 ;;
+ib0) good=172.16.34.1 bad=172.16.34.2 ;;
+ib1) good=172.16.34.2 bad=172.16.34.1 ;;
+*)
+	fail "server-main-route ('$first')"
+	exit 1
+	;;
 esac
 note "server's first 172.16.0.0/16 route is through $first: expecting $bad to fail"
 {
-	echo "### before the package (client vm2 -> server vm1)"
+	echo "### before: arp_filter=1, no ib-hook"
+	echo "memserver34# ip route show 172.16.0.0/16"
+	run 1 10 'ip route show 172.16.0.0/16'
 } >"$work/transcript"
+server_start || fail "rping-server"
 for a in $good $bad; do
 	out=$(rping_to $a)
 	rc=$?
-	printf '%s\n' "$out" | tail -n 2 >>"$work/transcript"
+	transcript $a "$out"
 	if [ $a = $good ] && [ $rc = 0 ]; then
-		ok "before: rping to $a (port of the first route) connects"
+		pass "before-rping-$a-connects"
 	elif [ $a = $bad ] && [ $rc != 0 ]; then
-		ok "before: rping to $a (the other port) fails (exit $rc)"
+		pass "before-rping-$a-fails"
+	elif [ $a = $good ]; then
+		fail "before-rping-$a-connects (exit $rc)"
+		printf '%s\n' "$out" | tail -n 5 | indent
 	else
-		notok "before: rping to $a exit $rc"
-		printf '%s\n' "$out" | tail -n 5 | sed 's/^/#   /'
+		fail "before-rping-$a-fails (it connected)"
 	fi
 done
+{
+	echo "cpuserver16# ip neigh show 172.16.34.0/24"
+	run 2 10 'ip neigh show 172.16.34.0/24'
+	echo "memserver34# ip -br link show"
+	run 1 10 'ip -br link show | grep ib'
+} >>"$work/transcript"
 
-# --- the package, no configuration
-cp "$DEB" "$work/vm1/share/ib-hook.deb"
-cp "$DEB" "$work/vm2/share/ib-hook.deb"
+# --- the package, no configuration, on both hosts (server first)
 for v in 1 2; do
-	out=$(run $v 120 'dpkg -i /ci/ib-hook.deb') && ok "dpkg -i on vm$v" ||
-		{ notok "dpkg -i on vm$v"; printf '%s\n' "$out" | sed 's/^/#   /'; }
+	cp "$DEB" "$work/vm$v/share/ib-hook.deb"
+	if out=$(run $v 180 'dpkg -i /ci/ib-hook.deb 2>&1'); then
+		pass "dpkg-i-vm$v"
+	else
+		fail "dpkg-i-vm$v"
+	fi
+	printf '%s\n' "$out" | grep -v '^(Reading database' | indent
 done
-run 1 20 'ib-hook --status' | sed 's/^/#   /'
-echo "### after dpkg -i ib-hook (no configuration)" >>"$work/transcript"
-both "after dpkg -i"
-
-for v in 1 2; do
-	run $v 60 'systemctl restart systemd-networkd; sleep 5' >/dev/null
-done
-both "after systemctl restart systemd-networkd"
-
-for v in 1 2; do
-	run $v 60 'ip link set enp0s4 down; sleep 1; ip link set enp0s4 up; sleep 5' >/dev/null
-done
-both "after a link bounce of enp0s4"
-
-for v in 1 2; do
-	run $v 10 '(sleep 1; systemctl reboot) >/dev/null 2>&1 &' >/dev/null
-done
-if wait_agent 1 2 && wait_agent 2 2 && ready 1 >/dev/null && ready 2 >/dev/null; then
-	ok "both VMs rebooted"
-	server_start || notok "rping server after reboot"
-	sleep 3
-	both "after a reboot"
+if out=$(settled 1); then
+	pass "after-dpkg-i-status-ok"
 else
-	notok "reboot"
+	fail "after-dpkg-i-status-ok"
+fi
+printf '%s\n' "$out" | indent
+{
+	echo "### after: dpkg -i ib-hook on both hosts, no configuration"
+	echo "memserver34# ip rule show"
+	run 1 10 'ip rule show'
+} >>"$work/transcript"
+both "after dpkg -i" after-dpkg-i
+
+run 1 60 'systemctl restart systemd-networkd' >/dev/null
+run 2 60 'systemctl restart systemd-networkd' >/dev/null
+sleep 2
+settled 1 >/dev/null && settled 2 >/dev/null && pass "networkd-restart-status-ok" ||
+	fail "networkd-restart-status-ok"
+echo "### after systemctl restart systemd-networkd" >>"$work/transcript"
+both "after systemctl restart systemd-networkd" networkd-restart
+
+table=$(run 1 10 'ip rule show from 172.16.34.2 | sed -n "s/.*lookup \([0-9]*\).*/\1/p"')
+out=$(run 1 60 "ip link set ib1 down; sleep 1; ip route show table $table | grep -c . ; ip link set ib1 up")
+note "T(ib1) = $table held $(printf '%s' "$out" | head -n 1) routes while ib1 was down"
+ready 1 >/dev/null && settled 1 >/dev/null && pass "link-bounce-status-ok" || fail "link-bounce-status-ok"
+if [ "$(run 1 10 "ip route show table $table" | sed 's/ *$//')" = "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" ]; then
+	pass "link-bounce-table-restored"
+else
+	fail "link-bounce-table-restored"
+	run 1 10 "ip route show table $table" | indent
+fi
+echo "### after ip link set ib1 down; ip link set ib1 up (server)" >>"$work/transcript"
+both "after a link bounce of ib1" link-bounce
+
+run 1 10 '(sleep 1; systemctl reboot) >/dev/null 2>&1 &' >/dev/null
+if wait_agent 1 2 && ready 1 >/dev/null && settled 1 >"$work/status"; then
+	pass "server-reboot"
+	echo "### after a reboot of the server" >>"$work/transcript"
+	both "after a reboot of the server" reboot
+else
+	fail "server-reboot"
+	indent <"$work/status"
 fi
 
 for v in 1 2; do
-	run $v 60 'dpkg -r ib-hook' >/dev/null || notok "dpkg -r on vm$v"
+	run $v 60 'dpkg -r ib-hook' >/dev/null || fail "dpkg-r-vm$v"
 	left=$(run $v 10 'ip rule show | grep -c "from 172\.16\."')
-	[ "$left" = 0 ] && ok "after dpkg -r on vm$v: no rule of ib-hook" ||
-		notok "after dpkg -r on vm$v: $left rules from 172.16 left"
+	if [ "$left" = 0 ]; then
+		pass "dpkg-r-vm$v-no-rule-left"
+	else
+		fail "dpkg-r-vm$v-no-rule-left ($left left)"
+	fi
 done
 
-echo "# transcript:"
-sed 's/^/#   /' "$work/transcript"
-cp "$work/transcript" "${VM_TRANSCRIPT:-/dev/null}" 2>/dev/null
+note "transcript:"
+indent <"$work/transcript"
+[ -n "${VM_TRANSCRIPT:-}" ] && cp "$work/transcript" "$VM_TRANSCRIPT"
+note "$(($(date +%s) - start)) s in all"
 exit $failed
