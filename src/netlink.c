@@ -1190,7 +1190,7 @@ uint32_t netlink_port(const struct ibh_nl *n)
  */
 
 /* message types: client NLDEV, commands GET and PORT_GET (<rdma/rdma_netlink.h>) */
-#define RDMA_DEV_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
+#define RDMA_DEV_DUMP  RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 #define RDMA_PORT_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)
 
 /* nla_parse() quietly drops an attribute that runs past the message */
@@ -1214,7 +1214,8 @@ static int parse_rdma_dev(struct nlmsghdr *nlh, void *arg)
 	if (nlh->nlmsg_type != RDMA_DEV_DUMP)
 		return 0;
 	/* NLDEV messages have no family header: the attributes follow nlmsghdr */
-	if (!rdma_attrs_whole(nlh) || nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_DEV_INDEX, NULL) < 0 ||
+	if (!rdma_attrs_whole(nlh) ||
+	    nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_DEV_INDEX, NULL) < 0 ||
 	    !tb[RDMA_NLDEV_ATTR_DEV_INDEX] || nla_len(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) < 4)
 		return -EBADMSG;
 	index = vec_push(v);
