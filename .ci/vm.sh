@@ -4,7 +4,7 @@
 # Debian 12's kernel with soft-RoCE, joined by a bridge in a network namespace
 # of their own. Needs root. The VM image is cached under
 # /var/cache/ib-hook-ci by tests/vm/image.sh (about 1 min when cold); a warm
-# run takes about 3.5 min, and the step is bounded to 15 min.
+# run takes about 3 min, and the step is bounded to 15 min.
 #
 #   .ci/vm.sh [PATH-TO-DEB]
 #
