@@ -959,10 +959,25 @@ static bool record_names(struct ibh_engine *e, const char *ifname, int ifindex)
 	return false;
 }
 
+/*
+ * Taking leftovers back can uncover a main route to delete: a foreign rule
+ * may send source-less lookups into a table ib-hook has just emptied, which
+ * hid main's duplicate from the lookup. One more pass then leaves the state
+ * that the next run would leave (apply stays idempotent); there is nothing
+ * else a leftover can change for a link.
+ */
+static bool leftovers_uncover(const struct ibh_engine *e, const struct ibh_request *req,
+			      unsigned long changes_before)
+{
+	return req->mode == IBH_MODE_CHANGE && req->action == IBH_ACTION_APPLY &&
+	       e->config->main_route == IBH_MAIN_DELETE && e->changes != changes_before;
+}
+
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, left;
 	struct ibh_link link;
+	unsigned long before;
 	bool managed = false;
 	int r;
 
@@ -1001,33 +1016,25 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	 */
 	if (req->hook && !managed && !record_names(e, ifname, r == 0 ? link.ifindex : 0))
 		return res;
+	before = e->changes;
 	left = run_leftovers(e, req);
 	if (left > res)
 		res = left;
+	if (managed && res == IBH_OK && leftovers_uncover(e, req, before)) {
+		e->rules_valid = false;
+		res = run_link(e, &link, req, NULL);
+	}
 	left = flush_record(e);
 	return left > res ? left : res;
 }
 
-enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
+/* every managed link: plans first, against one view of the kernel, then the changes */
+static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, one;
 	struct pending *pending;
 	size_t n_pending = 0;
-	int r;
 
-	if (ensure_report(e, req) < 0)
-		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
-	free(e->links);
-	e->links = NULL;
-	r = netlink_dump_links(e->nl, &e->links, &e->n_links);
-	if (r < 0) {
-		log_error_errno(r, "cannot list interfaces: %m%s", errno_hint(r));
-		return IBH_FAILED;
-	}
-	e->links_valid = true;
-	e->rules_valid = false;
-	e->addrs_valid = false;
-	/* plans first, against one view of the kernel; then one record write for all */
 	pending = calloc(e->n_links ? e->n_links : 1, sizeof(*pending));
 	if (!pending)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
@@ -1048,9 +1055,38 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	for (size_t i = 0; i < n_pending; i++)
 		plan_clear(&pending[i].plan);
 	free(pending);
+	return res;
+}
+
+enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req)
+{
+	enum ibh_result res = IBH_OK, one;
+	unsigned long before;
+	int r;
+
+	if (ensure_report(e, req) < 0)
+		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
+	free(e->links);
+	e->links = NULL;
+	r = netlink_dump_links(e->nl, &e->links, &e->n_links);
+	if (r < 0) {
+		log_error_errno(r, "cannot list interfaces: %m%s", errno_hint(r));
+		return IBH_FAILED;
+	}
+	e->links_valid = true;
+	e->rules_valid = false;
+	e->addrs_valid = false;
+	res = run_links(e, req);
+	before = e->changes;
 	one = run_leftovers(e, req);
 	if (one > res)
 		res = one;
+	if (res == IBH_OK && leftovers_uncover(e, req, before)) {
+		e->rules_valid = false;
+		one = run_links(e, req);
+		if (one > res)
+			res = one;
+	}
 	one = flush_record(e);
 	return one > res ? one : res;
 }
@@ -1074,6 +1110,7 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 {
 	enum ibh_result res = IBH_OK, one;
 	struct ibh_link link;
+	unsigned long before;
 	int r;
 
 	r = netlink_get_link_by_index(e->nl, ifindex, &link);
@@ -1084,9 +1121,15 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 		res = IBH_FAILED;
 	}
 	/* a link that went, or left the match, leaves leftovers */
+	before = e->changes;
 	one = run_leftovers(e, req);
 	if (one > res)
 		res = one;
+	if (r == 0 && link_is_managed(e->config, &link) && res == IBH_OK &&
+	    leftovers_uncover(e, req, before)) {
+		e->rules_valid = false;
+		res = run_link(e, &link, req, NULL);
+	}
 	one = flush_record(e);
 	return one > res ? one : res;
 }

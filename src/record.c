@@ -204,6 +204,13 @@ int rec_parse(const char *line, struct ibh_rec *ret)
 		rec.route.table = table;
 		rec.route.metric = metric;
 	}
+	/* what ib-hook takes out of main and gives back is the kernel's prefix route */
+	if (rec.kind == IBH_REC_MAIN) {
+		rec.route.protocol = RTPROT_KERNEL;
+		rec.route.type = RTN_UNICAST;
+		rec.route.scope =
+			rec.route.dst.family == AF_INET ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+	}
 	if (end < 0 || line[end] != '\0')
 		return -EINVAL;
 	*ret = rec;

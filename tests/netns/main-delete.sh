@@ -44,4 +44,16 @@ expect_rc "routable after link up" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE
 expect_eq "main holds no 172.16.0.0/16 again" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
 expect_eq "table 942 restored" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
 	"$(ip -n "$(ns mem)" route show table 942 | sed 's/ *$//')"
+
+# MainRoute= back to keep: the next run gives main the kernel's own prefix
+# routes back (a leftover of the earlier configuration), exactly as the kernel
+# makes them, and MainRoute=delete takes them out again
+sed '/MainRoute=/d' "$T_DIR/seed.conf" | conf keep
+expect_rc "MainRoute=keep: --all" 0 ibh mem --config "$T_DIR/keep.conf" --all
+expect_eq "  main has the kernel's prefix routes back" \
+	"172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1
+172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
+	"$(ip -n "$(ns mem)" route show table main 172.16.0.0/16 | sed 's/ *$//' | sort)"
+expect_rc "MainRoute=delete again: --all" 0 ibh mem --config "$T_DIR/seed.conf" --all
+expect_eq "  main holds no 172.16.0.0/16" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
 done_testing
