@@ -266,8 +266,18 @@ static void mark_leftovers(struct ibh_engine *e)
 		char sharer[IF_NAMESIZE] = "";
 
 		rec->leftover = true;
-		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0 ||
-		    !link_is_managed(c, &l))
+		if (link_by_index(e, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0)
+			continue;
+		/*
+		 * The record keeps speaking for a link that left the match: if it
+		 * comes back, an object that merely looks like ib-hook's is not
+		 * adopted (adoption is for what 0.1.0 installed).
+		 */
+		if (rec->kind == IBH_REC_LINK) {
+			rec->leftover = false;
+			continue;
+		}
+		if (!link_is_managed(c, &l))
 			continue;
 		/* a [Tables] collision refuses the link: what works stays until it is fixed */
 		find_table_sharer(e, &l, config_table(c, l.name, l.ifindex), sharer,

@@ -232,4 +232,23 @@ expect_eq "  nothing doubled" "$s1" "$(state up)"
 check "  the record is back, with both rules" test "$(grep -c '^rule ' "$rec")" = 2
 expect_rc "upgrade: remove" 0 ibh up --config "$T_DIR/plain.conf" --all --remove
 expect_eq "  nothing of ib-hook's is left" "" "$(ip -n "$m" -d rule | grep -v -e '^0:' -e '^3276[67]:')"
+
+# -- a link that left the match and comes back: an object that merely looks
+# like ib-hook's is not adopted (adoption is for 0.1.0's objects only)
+memserver34 back
+m=$(ns back)
+T1=$(table_of back ib1)
+printf '[Match]\nName=ib0\n' | conf only-ib0
+expect_rc "back: apply to ib0 and ib1" 0 ibh back --config "$T_DIR/back.conf" --all
+expect_rc "back: ib1 leaves the match" 0 ibh back --config "$T_DIR/only-ib0.conf" --all
+expect_eq "  its rule is taken back" 0 "$(rules_from back 172.16.34.2)"
+# a user installs exactly what ib-hook would, by hand
+ip -n "$m" route add 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table "$T1"
+ip -n "$m" rule add from 172.16.34.2 lookup "$T1" priority 1000 protocol kernel
+before=$(ip -n "$m" rule show; ip -n "$m" route show table "$T1")
+expect_rc "back: ib1 back in the match" 0 ibh back --config "$T_DIR/back.conf" --all
+expect_rc "back: --all --remove" 0 ibh back --config "$T_DIR/back.conf" --all --remove
+expect_eq "  the user's look-alike rule and route stay" 1 "$(rules_from back 172.16.34.2)"
+expect_eq "  and the route in T(ib1)" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
+	"$(table back "$T1")"
 done_testing
