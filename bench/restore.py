@@ -79,6 +79,20 @@ def ip(*a, check=True):
     return subprocess.run(["ip"] + list(a), check=check, capture_output=True, text=True).stdout
 
 
+def normal_priority():
+    try:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except OSError:
+        pass
+
+
+def trigger(*a):
+    """the event's `ip` command, started and not waited for: its notification
+    is read (and stamped) while it runs, not after it has exited"""
+    return subprocess.Popen(["ip"] + list(a), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=normal_priority)
+
+
 IFINDEX = int(ip("-o", "link", "show", A.iface).split(":")[0])
 sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
 sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
@@ -264,16 +278,17 @@ def run(event):
             time.sleep(A.down)
             # IPv4 routes through a link that goes down go without a notification
             seed()
-            ip("link", "set", A.iface, "up")
+            cmd = trigger("link", "set", A.iface, "up")
             t0 = wait_event(lambda e: e[1] == "link" and e[2])
         elif event == "addr":
             src = f"172.16.35.{r % 250 + 1}"
-            ip("addr", "add", src + "/16", "dev", A.iface)
+            cmd = trigger("addr", "add", src + "/16", "dev", A.iface)
             t0 = wait_event(lambda e: e[1] == "newaddr" and e[2] == src)
         else:
-            ip("route", "flush", "table", str(A.table))
+            cmd = trigger("route", "flush", "table", str(A.table))
             t0 = wait_event(lambda e: e[1] == "delroute")
         t1 = wait_repair(t0, src) if t0 else None
+        cmd.wait()
         if t1 is None:
             never += 1
         else:

@@ -39,11 +39,19 @@ struct ibh_engine {
 	struct ibh_link *links;
 	size_t n_links;
 	bool links_valid;
+	/* links asked for one by one (not --all), until engine_invalidate() */
+	struct {
+		int ifindex;
+		int r; /* 0 or -ENODEV */
+		struct ibh_link link;
+	} asked[16];
+	size_t n_asked;
 	/* what ib-hook installed in this namespace */
 	char record_path[256];
 	struct ibh_record record;
 	bool record_loaded;
 	bool record_dirty; /* forgotten entries not yet written */
+	char *record_file; /* the file's text as last read or written; NULL: unknown */
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
@@ -127,6 +135,7 @@ void engine_free(struct ibh_engine *e)
 	free(e->links);
 	free(e->addrs);
 	record_clear(&e->record);
+	free(e->record_file);
 	free(e);
 }
 
@@ -147,15 +156,33 @@ static int load_record(struct ibh_engine *e)
 	if (r < 0)
 		return r;
 	e->record_loaded = true;
+	free(e->record_file);
+	/* NULL when absent: the first save writes the file, which says the record exists */
+	e->record_file = e->record.present ? record_text(&e->record) : NULL;
 	return 0;
 }
 
+/* a record that says what the file already says is not written again (a repair re-adds) */
 static int save_record(struct ibh_engine *e)
 {
-	int r = record_save(e->record_path, &e->record);
+	char *text = record_text(&e->record);
+	int r;
 
-	if (r >= 0)
-		e->record.present = true;
+	if (!text)
+		return -ENOMEM;
+	if (e->record_file && strcmp(text, e->record_file) == 0) {
+		free(text);
+		return 0;
+	}
+	r = record_write(e->record_path, text);
+	free(e->record_file);
+	e->record_file = NULL;
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	e->record_file = text;
+	e->record.present = true;
 	return r;
 }
 
@@ -166,6 +193,7 @@ void engine_invalidate(struct ibh_engine *e)
 	e->rules_valid = false;
 	e->addrs_valid = false;
 	e->links_valid = false;
+	e->n_asked = 0;
 	e->record_loaded = false;
 	e->leftovers_done = false;
 	record_clear(&e->record);
@@ -203,6 +231,8 @@ static int load_addrs(struct ibh_engine *e)
 
 static int link_by_index(struct ibh_engine *e, int ifindex, struct ibh_link *ret)
 {
+	int r;
+
 	if (e->links_valid) {
 		for (size_t i = 0; i < e->n_links; i++)
 			if (e->links[i].ifindex == ifindex) {
@@ -211,7 +241,20 @@ static int link_by_index(struct ibh_engine *e, int ifindex, struct ibh_link *ret
 			}
 		return -ENODEV;
 	}
-	return netlink_get_link_by_index(e->nl, ifindex, ret);
+	/* the record names a link per entry: one question per link and pass */
+	for (size_t i = 0; i < e->n_asked; i++)
+		if (e->asked[i].ifindex == ifindex) {
+			*ret = e->asked[i].link;
+			return e->asked[i].r;
+		}
+	r = netlink_get_link_by_index(e->nl, ifindex, ret);
+	if ((r == 0 || r == -ENODEV) && e->n_asked < sizeof(e->asked) / sizeof(e->asked[0])) {
+		e->asked[e->n_asked].ifindex = ifindex;
+		e->asked[e->n_asked].r = r;
+		e->asked[e->n_asked].link = r == 0 ? *ret : (struct ibh_link){ .ifindex = ifindex };
+		e->n_asked++;
+	}
+	return r;
 }
 
 static int link_by_name(struct ibh_engine *e, const char *name, struct ibh_link *ret)

@@ -255,10 +255,48 @@ int record_load(const char *path, struct ibh_record *ret)
 	return 0;
 }
 
-int record_save(const char *path, const struct ibh_record *r)
+static int cmp_line(const void *a, const void *b)
 {
-	char tmp[PATH_MAX], line[512], dir[PATH_MAX], *slash;
-	FILE *f;
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *record_text(const struct ibh_record *r)
+{
+	char line[512], **lines = calloc(r->n ? r->n : 1, sizeof(*lines)), *text = NULL;
+	size_t len = strlen(HEADER) + 1;
+
+	if (!lines)
+		return NULL;
+	for (size_t i = 0; i < r->n; i++) {
+		rec_format(line, sizeof(line), &r->recs[i]);
+		lines[i] = strdup(line);
+		if (!lines[i])
+			goto out;
+		len += strlen(line) + 1;
+	}
+	/* one text per set of entries, whatever order they were learnt in */
+	qsort(lines, r->n, sizeof(*lines), cmp_line);
+	text = malloc(len);
+	if (text) {
+		char *p = stpcpy(text, HEADER);
+
+		for (size_t i = 0; i < r->n; i++) {
+			p = stpcpy(p, lines[i]);
+			*p++ = '\n';
+		}
+		*p = '\0';
+	}
+out:
+	for (size_t i = 0; i < r->n; i++)
+		free(lines[i]);
+	free(lines);
+	return text;
+}
+
+int record_write(const char *path, const char *text)
+{
+	char tmp[PATH_MAX], dir[PATH_MAX], *slash;
+	size_t len = strlen(text);
 	int fd, e = 0;
 
 	snprintf(dir, sizeof(dir), "%s", path);
@@ -273,25 +311,31 @@ int record_save(const char *path, const struct ibh_record *r)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		e = -errno;
-		close(fd);
-		unlink(tmp);
-		return e;
+	for (size_t off = 0; off < len && e == 0;) {
+		ssize_t w = write(fd, text + off, len - off);
+
+		if (w < 0 && errno != EINTR)
+			e = -errno;
+		else if (w > 0)
+			off += (size_t)w;
 	}
-	fputs(HEADER, f);
-	for (size_t i = 0; i < r->n; i++) {
-		rec_format(line, sizeof(line), &r->recs[i]);
-		fprintf(f, "%s\n", line);
-	}
-	if (fflush(f) != 0 || ferror(f))
-		e = errno ? -errno : -EIO;
-	if (fclose(f) != 0 && e == 0)
+	if (close(fd) < 0 && e == 0)
 		e = -errno;
 	if (e == 0 && rename(tmp, path) < 0)
 		e = -errno;
 	if (e < 0)
 		unlink(tmp);
+	return e;
+}
+
+int record_save(const char *path, const struct ibh_record *r)
+{
+	char *text = record_text(r);
+	int e;
+
+	if (!text)
+		return -ENOMEM;
+	e = record_write(path, text);
+	free(text);
 	return e;
 }

@@ -25,7 +25,11 @@
 #include "select.h"
 #include "watch.h"
 
-/* long enough to gather what one `ip addr add` or a link bounce sends at once */
+/*
+ * The first notification after a quiet spell is acted on at once; one that
+ * comes within BATCH_MS of the last pass is part of a burst, and waits until
+ * BATCH_MS after that pass, so that the rest of the burst is handled with it.
+ */
 #define BATCH_MS 2
 /* a link whose objects ib-hook had to put back this often within the window is fought over */
 #define FIGHT_RUNS	8
@@ -46,7 +50,8 @@ struct watch {
 	struct ibh_engine *engine;
 	struct ibh_monitor *mon;
 	struct ibh_events ev;
-	int64_t deadline; /* ms; 0: nothing to do */
+	int64_t deadline;  /* ms; 0: nothing to do */
+	int64_t last_pass; /* ms, when the last pass ended */
 	struct fight fights[64];
 	int (*notify)(int unset, const char *state);
 };
@@ -267,6 +272,7 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 				notify(&w, "READY=1\nSTATUS=watching");
 				ready = true;
 			}
+			w.last_pass = now_ms();
 			continue;
 		}
 		if (poll(fds, 2, timeout) < 0) {
@@ -283,8 +289,12 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 				log_error_errno(r, "reading notifications: %m");
 				goto cleanup;
 			}
-			if (idle && (w.ev.all || w.ev.tables_changed || w.ev.n))
-				w.deadline = now_ms() + BATCH_MS;
+			if (idle && (w.ev.all || w.ev.tables_changed || w.ev.n)) {
+				int64_t now = now_ms();
+
+				w.deadline =
+					now - w.last_pass > BATCH_MS ? now : w.last_pass + BATCH_MS;
+			}
 		}
 		if (fds[1].revents) {
 			struct signalfd_siginfo si;
