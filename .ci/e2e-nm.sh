@@ -25,35 +25,13 @@ fail_all() {
 }
 [ "$(id -u)" = 0 ] || fail_all "e2e-nm needs root (mmdebstrap, systemd-nspawn)"
 
-apt_install() {
-	apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 && return 0
-	apt-get update >/dev/null 2>&1
-	apt-get install -y --no-install-recommends "$@"
-}
-need=
-command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
-command -v systemd-nspawn >/dev/null 2>&1 || need="$need systemd-container"
-command -v nsenter >/dev/null 2>&1 || need="$need util-linux"
-if [ -n "$need" ]; then
-	# shellcheck disable=SC2086
-	apt_install $need || fail_all "could not install$need"
-fi
+. "$srcdir/.ci/lib.sh"
+install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux || fail_all "missing host prerequisites"
 
 deb=${1:-}
 if [ -z "$deb" ]; then
 	tmp=$(mktemp -d /var/tmp/ib-hook-e2e-nm-build.XXXXXX) || fail_all "mktemp failed"
-	mkdir "$tmp/ib-hook"
-	(cd "$srcdir" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -P -t "$tmp/ib-hook" --) || fail_all "copying the source tree failed"
-	if ! (cd "$tmp/ib-hook" && dpkg-checkbuilddeps -P nocheck >/dev/null 2>&1); then
-		command -v dpkg-buildpackage >/dev/null 2>&1 || apt_install dpkg-dev build-essential >/dev/null
-		apt-get build-dep -y -P nocheck "$tmp/ib-hook" >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && apt-get build-dep -y -P nocheck "$tmp/ib-hook" >/dev/null; } ||
-			fail_all "could not install the build dependencies"
-	fi
-	(cd "$tmp/ib-hook" && DEB_BUILD_OPTIONS=nocheck timeout 1800 dpkg-buildpackage -us -uc -b -Pnocheck) \
-		>"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; fail_all "dpkg-buildpackage failed"; }
-	deb=$(ls "$tmp"/ib-hook_*.deb 2>/dev/null | head -n 1)
+	deb=$(build_deb "$srcdir" "$tmp") || fail_all "could not build the .deb"
 fi
 [ -f "$deb" ] || fail_all "no .deb: $deb"
 

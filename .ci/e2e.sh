@@ -27,46 +27,13 @@ trap 'exit 1' INT TERM
 
 [ "$(id -u)" = 0 ] || fail "e2e-networkd needs root (mmdebstrap, systemd-nspawn)"
 
-apt_install() {
-	apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 && return 0
-	apt-get update >/dev/null 2>&1
-	apt-get install -y --no-install-recommends "$@"
-}
-
-need=
-command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
-command -v systemd-nspawn >/dev/null 2>&1 || need="$need systemd-container"
-command -v nsenter >/dev/null 2>&1 || need="$need util-linux"
-command -v ip >/dev/null 2>&1 || need="$need iproute2"
-if [ -n "$need" ]; then
-	echo "# installing host prerequisites:$need"
-	# shellcheck disable=SC2086
-	apt_install $need || fail "could not install$need"
-fi
+. "$srcdir/.ci/lib.sh"
+install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux ip:iproute2 || fail "missing host prerequisites"
 
 deb=${1:-}
 if [ -z "$deb" ]; then
 	tmp=$(mktemp -d /var/tmp/ib-hook-e2e-build.XXXXXX) || fail "mktemp failed"
-	mkdir "$tmp/ib-hook"
-	echo "# building the .deb from a clean copy of $srcdir in $tmp"
-	if git -C "$srcdir" rev-parse --git-dir >/dev/null 2>&1; then
-		(cd "$srcdir" && git ls-files -z --cached --others --exclude-standard |
-			xargs -0 cp --parents -P -t "$tmp/ib-hook" --) || fail "copying the source tree failed"
-	else
-		(cd "$srcdir" && tar --exclude=./.git --exclude='./build*' --exclude=./debian/.debhelper -cf - .) |
-			(cd "$tmp/ib-hook" && tar -xf -) || fail "copying the source tree failed"
-	fi
-	if ! (cd "$tmp/ib-hook" && dpkg-checkbuilddeps -P nocheck >/dev/null 2>&1); then
-		echo "# installing build dependencies"
-		command -v dpkg-buildpackage >/dev/null 2>&1 || apt_install dpkg-dev build-essential >/dev/null
-		(apt-get build-dep -y -P nocheck "$tmp/ib-hook" >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && apt-get build-dep -y -P nocheck "$tmp/ib-hook"; }) ||
-			fail "could not install the build dependencies"
-	fi
-	(cd "$tmp/ib-hook" && DEB_BUILD_OPTIONS=nocheck timeout 1800 dpkg-buildpackage -us -uc -b -Pnocheck) \
-		>"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; fail "dpkg-buildpackage failed"; }
-	deb=$(ls "$tmp"/ib-hook_*.deb 2>/dev/null | head -n 1)
-	[ -n "$deb" ] || fail "dpkg-buildpackage made no ib-hook_*.deb"
+	deb=$(build_deb "$srcdir" "$tmp") || fail "could not build the .deb"
 fi
 [ -f "$deb" ] || fail "no such .deb: $deb"
 echo "# package: $deb"

@@ -26,36 +26,13 @@ fail() {
 }
 [ "$(id -u)" = 0 ] || fail "vm needs root (network namespace, taps, mmdebstrap)"
 
-apt_install() {
-	apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 && return 0
-	apt-get update >/dev/null 2>&1
-	apt-get install -y --no-install-recommends "$@"
-}
-need=
-command -v qemu-system-x86_64 >/dev/null 2>&1 || need="$need qemu-system-x86"
-command -v qemu-img >/dev/null 2>&1 || need="$need qemu-utils"
-command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
-command -v mke2fs >/dev/null 2>&1 || need="$need e2fsprogs"
-if [ -n "$need" ]; then
-	# shellcheck disable=SC2086
-	apt_install $need >/dev/null || fail "could not install$need"
-fi
+. "$srcdir/.ci/lib.sh"
+install_missing qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils mmdebstrap:mmdebstrap mke2fs:e2fsprogs || fail "missing host prerequisites"
 
 deb=${1:-}
 if [ -z "$deb" ]; then
 	tmp=$(mktemp -d /var/tmp/ib-hook-vm-build.XXXXXX) || fail "mktemp failed"
-	mkdir "$tmp/ib-hook"
-	(cd "$srcdir" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -P -t "$tmp/ib-hook" --) || fail "copying the source tree failed"
-	if ! (cd "$tmp/ib-hook" && dpkg-checkbuilddeps -P nocheck >/dev/null 2>&1); then
-		command -v dpkg-buildpackage >/dev/null 2>&1 || apt_install dpkg-dev build-essential >/dev/null
-		apt-get build-dep -y -P nocheck "$tmp/ib-hook" >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && apt-get build-dep -y -P nocheck "$tmp/ib-hook" >/dev/null; } ||
-			fail "could not install the build dependencies"
-	fi
-	(cd "$tmp/ib-hook" && DEB_BUILD_OPTIONS=nocheck timeout 600 dpkg-buildpackage -us -uc -b -Pnocheck) \
-		>"$tmp/build.log" 2>&1 || { tail -n 40 "$tmp/build.log" >&2; fail "dpkg-buildpackage failed"; }
-	deb=$(ls "$tmp"/ib-hook_*.deb 2>/dev/null | head -n 1)
+	deb=$(build_deb "$srcdir" "$tmp") || fail "could not build the .deb"
 fi
 [ -f "$deb" ] || fail "no .deb: $deb"
 
