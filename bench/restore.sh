@@ -36,24 +36,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-veth_unit() { # veth_unit ROOT BEFORE-UNIT
-	cat >"$1/etc/systemd/system/ib-veth.service" <<-UNIT
-	[Unit]
-	Before=$2
-	DefaultDependencies=no
-	[Service]
-	Type=oneshot
-	RemainAfterExit=yes
-	ExecStart=/sbin/ip link add ib0 type veth peer name ib0p
-	ExecStart=/sbin/ip link add ib1 type veth peer name ib1p
-	ExecStart=/sbin/ip link set ib0p up
-	ExecStart=/sbin/ip link set ib1p up
-	[Install]
-	WantedBy=multi-user.target
-	UNIT
-	systemctl --root="$1" enable ib-veth.service >/dev/null 2>&1
-}
-
 setup_watcher() {
 	veth_unit "$ROOT" networking.service
 	printf 'auto lo\niface lo inet loopback\n' >"$ROOT/etc/network/interfaces"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=bash
-# Sourced by tests/e2e/ifupdown.sh and bench/restore.sh: boot a root with
+# Sourced by tests/e2e/ifupdown.sh, tests/e2e/networkmanager.sh and bench/restore.sh: boot a root with
 # `systemd-nspawn -b --keep-unit --register=no --private-network
 # --volatile=overlay` and run commands in it with nsenter. The caller sets
 # ROOT, MACHINE and CONSOLE (log file), and calls stop_container from its
@@ -75,4 +75,26 @@ install_deb() {
 		mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" &&
 		mount -t tmpfs tmpfs "$1/run" &&
 		chroot "$1" dpkg -i --force-confold /root/ib-hook.deb' sh "$1"
+}
+
+# veth_unit ROOT BEFORE-UNIT: a oneshot unit, enabled in ROOT and ordered
+# before BEFORE-UNIT, that creates the veth pairs ib0/ib0p and ib1/ib1p (the
+# IPoIB ports of the tests) with the peers up
+veth_unit() {
+	cat >"$1/etc/systemd/system/ib-veth.service" <<-UNIT
+	[Unit]
+	Description=veth pairs ib0/ib0p and ib1/ib1p (the test's IPoIB ports)
+	Before=$2
+	DefaultDependencies=no
+	[Service]
+	Type=oneshot
+	RemainAfterExit=yes
+	ExecStart=/sbin/ip link add ib0 type veth peer name ib0p
+	ExecStart=/sbin/ip link add ib1 type veth peer name ib1p
+	ExecStart=/sbin/ip link set ib0p up
+	ExecStart=/sbin/ip link set ib1p up
+	[Install]
+	WantedBy=multi-user.target
+	UNIT
+	systemctl --root="$1" enable ib-veth.service >/dev/null 2>&1
 }

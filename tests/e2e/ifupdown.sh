@@ -93,22 +93,8 @@ mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR" || { fail "unpacking $TAR"; exit 1; }
 
 systemd-id128 new >"$ROOT/etc/machine-id"
 echo "$MACHINE" >"$ROOT/etc/hostname"
-cat >"$ROOT/etc/systemd/system/ib-veth.service" <<'UNIT'
-[Unit]
-Description=veth pairs ib0/ib0p and ib1/ib1p (the test's IPoIB ports)
-Before=networking.service
-DefaultDependencies=no
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/sbin/ip link add ib0 type veth peer name ib0p
-ExecStart=/sbin/ip link add ib1 type veth peer name ib1p
-ExecStart=/sbin/ip link set ib0p up
-ExecStart=/sbin/ip link set ib1p up
-[Install]
-WantedBy=multi-user.target
-UNIT
-systemctl --root="$ROOT" enable ib-veth.service networking.service >/dev/null 2>&1
+veth_unit "$ROOT" networking.service
+systemctl --root="$ROOT" enable networking.service >/dev/null 2>&1
 # memserver34's /etc/network/interfaces
 cat >"$ROOT/etc/network/interfaces" <<'IFACES'
 auto lo

@@ -45,24 +45,11 @@ notok() { FAILS=$((FAILS + 1)); echo "not ok - $*"; }
 diag() { sed 's/^/#   /'; }
 REASON=
 check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d${REASON:+: $REASON}"; fi; REASON=; }
-wait_until() {
-	local t=$1 end; shift
-	end=$((SECONDS + t))
-	while :; do "$@" && return 0; [ $SECONDS -ge $end ] && return 1; sleep 0.5; done
-}
+# wait_until, ct, boot, stop_container
+. "$here/container.sh"
 
-WORK= NSPAWN_PID= LEADER= WATCHDOG=
+WORK='' WATCHDOG=''
 MACHINE=ibhook-nm-$$
-stop_container() {
-	[ -n "$NSPAWN_PID" ] || return 0
-	if kill -0 "$NSPAWN_PID" 2>/dev/null; then
-		kill -TERM "$NSPAWN_PID" 2>/dev/null
-		for _ in $(seq 1 80); do kill -0 "$NSPAWN_PID" 2>/dev/null || break; sleep 0.25; done
-		kill -0 "$NSPAWN_PID" 2>/dev/null && kill -KILL "$NSPAWN_PID" 2>/dev/null
-	fi
-	wait "$NSPAWN_PID" 2>/dev/null
-	NSPAWN_PID= LEADER=
-}
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
@@ -87,36 +74,18 @@ trap 'echo "not ok - time limit of ${TIME_LIMIT}s exceeded"; exit 1' TERM
 ) </dev/null >/dev/null 2>&1 &
 WATCHDOG=$!
 
-ct() {
-	timeout -k 5 "${CT_TIMEOUT:-30}" nsenter -t "$LEADER" -a -- \
-		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 SYSTEMD_PAGER= "$@"
-}
-
 echo "# ib-hook end-to-end test: NetworkManager in a booted $SUITE container"
 TAR=$("$here/nm-root.sh" "$SUITE") || { rc=$?; [ $rc = 77 ] && skip "no Debian mirror configured"; echo "not ok - building the $SUITE root"; exit 1; }
 ok "$SUITE root with NetworkManager ($(basename "$TAR"), ${SECONDS}s)"
 WORK=$(mktemp -d /var/tmp/ib-hook-nm.XXXXXX) || exit 1
 ROOT=$WORK/root
+CONSOLE=$WORK/console.log
 mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR" || { echo "not ok - unpacking $TAR"; exit 1; }
 
 systemd-id128 new >"$ROOT/etc/machine-id"
 echo "$MACHINE" >"$ROOT/etc/hostname"
-cat >"$ROOT/etc/systemd/system/ib-veth.service" <<'EOF'
-[Unit]
-Description=veth pairs ib0/ib0p and ib1/ib1p (the test's IPoIB ports)
-Before=NetworkManager.service
-DefaultDependencies=no
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/sbin/ip link add ib0 type veth peer name ib0p
-ExecStart=/sbin/ip link add ib1 type veth peer name ib1p
-ExecStart=/sbin/ip link set ib0p up
-ExecStart=/sbin/ip link set ib1p up
-[Install]
-WantedBy=multi-user.target
-EOF
-systemctl --root="$ROOT" enable ib-veth.service NetworkManager.service >/dev/null 2>&1
+veth_unit "$ROOT" NetworkManager.service
+systemctl --root="$ROOT" enable NetworkManager.service >/dev/null 2>&1
 systemctl --root="$ROOT" disable NetworkManager-wait-online.service >/dev/null 2>&1
 mkdir -p "$ROOT/etc/NetworkManager/conf.d" "$ROOT/etc/NetworkManager/system-connections"
 cat >"$ROOT/etc/NetworkManager/conf.d/90-ib-e2e.conf" <<'EOF'
@@ -150,27 +119,15 @@ done
 printf '[Match]\nName=ib0 ib1\n' >"$ROOT/etc/ib-hook.conf"
 cp "$DEB" "$ROOT/root/ib-hook.deb"
 
-boot() {
-	systemd-nspawn -b --keep-unit --register=no --private-network --volatile=overlay \
-		-D "$ROOT" -M "$MACHINE" </dev/null >>"$WORK/console.log" 2>&1 &
-	NSPAWN_PID=$!
-	find_leader() {
-		local c
-		for c in $(pgrep -P "$NSPAWN_PID"); do
-			[ "$(awk '/^NSpid:/ {print $NF}' "/proc/$c/status" 2>/dev/null)" = 1 ] && { LEADER=$c; return 0; }
-		done
-		return 1
-	}
-	wait_until 30 find_leader || { notok "container did not start"; tail -n 30 "$WORK/console.log" | diag; exit 1; }
-	booted() { case $(CT_TIMEOUT=10 ct systemctl is-system-running 2>/dev/null) in running|degraded) return 0 ;; esac; return 1; }
-	wait_until 90 booted || { notok "container did not boot"; tail -n 30 "$WORK/console.log" | diag; exit 1; }
+boot_checked() {
+	boot || { notok "container did not boot"; tail -n 30 "$CONSOLE" | diag; exit 1; }
 }
 connected() {
 	[ "$(ct nmcli -g GENERAL.STATE device show ib0 2>/dev/null)" = "100 (connected)" ] &&
 		[ "$(ct nmcli -g GENERAL.STATE device show ib1 2>/dev/null)" = "100 (connected)" ]
 }
 
-boot
+boot_checked
 ok "booted $SUITE: $(ct NetworkManager --version)"
 if wait_until 40 connected; then
 	ok "NetworkManager activated ib0 and ib1 from their keyfile profiles"
@@ -279,12 +236,9 @@ check "NetworkManager-dispatcher refused no entry" test "$N" = 0
 # chroot in a private netns, as on a real disk), the watcher masked there, and
 # the root booted again: only NetworkManager and its dispatcher run ib-hook.
 stop_container
-unshare --mount --net --propagation private -- sh -c '
-	mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" &&
-	mount -t tmpfs tmpfs "$1/run" && chroot "$1" dpkg -i --force-confold /root/ib-hook.deb' sh "$ROOT" \
-	>"$WORK/dpkg-chroot.log" 2>&1 || { notok "dpkg -i in the root failed"; diag <"$WORK/dpkg-chroot.log"; exit 1; }
+install_deb "$ROOT" "$DEB" >"$WORK/dpkg-chroot.log" 2>&1 || { notok "dpkg -i in the root failed"; diag <"$WORK/dpkg-chroot.log"; exit 1; }
 ln -sf /dev/null "$ROOT/etc/systemd/system/ib-hook.service"
-boot
+boot_checked
 wait_until 40 connected || notok "NetworkManager did not activate ib0/ib1 after the reboot"
 check "(3) after a reboot with the package installed: the reference state, no manual step" \
 	settled 172.16.34.1 172.16.34.2
