@@ -29,11 +29,7 @@ e2e=$here/../tests/e2e
 
 . "$e2e/container.sh"
 WORK=
-cleanup() {
-	stop_container
-	[ -n "$WORK" ] && ! findmnt -rn -o TARGET | grep -q "^$WORK" && rm -rf --one-file-system "$WORK"
-}
-trap cleanup EXIT
+trap remove_work EXIT
 trap 'exit 1' INT TERM
 
 setup_watcher() {

@@ -66,6 +66,32 @@ stop_container() {
 	NSPAWN_PID='' LEADER=''
 }
 
+# remove_work: stop the container, then remove WORK unless something is
+# still mounted below it
+remove_work() {
+	stop_container
+	[ -n "${WORK:-}" ] && [ -d "$WORK" ] || return 0
+	if findmnt -rn -o TARGET | grep -q "^$WORK"; then
+		echo "# not removing $WORK: still mounted" >&2
+	else
+		rm -rf --one-file-system "$WORK"
+	fi
+}
+
+# start_watchdog SECONDS: SIGTERM to this shell after SECONDS; WATCHDOG is
+# its PID (its fds are closed: a pipe reading the test's output does not
+# wait for it)
+start_watchdog() {
+	(
+		trap 'kill "$sp" 2>/dev/null; exit 0' TERM
+		sleep "$1" &
+		sp=$!
+		wait "$sp" && kill -TERM $$
+	) </dev/null >/dev/null 2>&1 &
+	# shellcheck disable=SC2034 # the caller's cleanup kills it
+	WATCHDOG=$!
+}
+
 # install_deb ROOT DEB: dpkg -i in a chroot inside a private mount and
 # network namespace (the maintainer scripts never see the host's network);
 # an /etc/ib-hook.conf written before is kept

@@ -59,25 +59,13 @@ cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null
-	stop_container
-	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
-		if findmnt -rn -o TARGET | grep -q "^$WORK"; then
-			echo "# not removing $WORK: still mounted" >&2
-		else
-			rm -rf --one-file-system "$WORK"
-		fi
-	fi
+	remove_work
 	exit $rc
 }
 trap cleanup EXIT
 trap 'fail "interrupted"; exit 1' INT
 trap 'fail "time limit of ${TIME_LIMIT}s exceeded"; exit 1' TERM
-(
-	trap 'kill "$sp" 2>/dev/null; exit 0' TERM
-	sleep "$TIME_LIMIT" & sp=$!
-	wait "$sp" && kill -TERM $$
-) </dev/null >/dev/null 2>&1 &
-WATCHDOG=$!
+start_watchdog "$TIME_LIMIT"
 
 echo "# ib-hook end-to-end test: ifupdown in a booted bookworm container"
 TAR=$("$here/root.sh" ifupdown bookworm) || {

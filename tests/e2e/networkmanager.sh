@@ -54,25 +54,13 @@ cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM
 	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null
-	stop_container
-	if [ -n "$WORK" ] && [ -d "$WORK" ]; then
-		if findmnt -rn -o TARGET | grep -q "^$WORK"; then
-			echo "# not removing $WORK: still mounted" >&2
-		else
-			rm -rf --one-file-system "$WORK"
-		fi
-	fi
+	remove_work
 	exit $rc
 }
 trap cleanup EXIT
 trap 'echo "not ok - interrupted"; exit 1' INT
 trap 'echo "not ok - time limit of ${TIME_LIMIT}s exceeded"; exit 1' TERM
-(
-	trap 'kill "$sp" 2>/dev/null; exit 0' TERM
-	sleep "$TIME_LIMIT" & sp=$!
-	wait "$sp" && kill -TERM $$
-) </dev/null >/dev/null 2>&1 &
-WATCHDOG=$!
+start_watchdog "$TIME_LIMIT"
 
 echo "# ib-hook end-to-end test: NetworkManager in a booted $SUITE container"
 TAR=$("$here/nm-root.sh" "$SUITE") || { rc=$?; [ $rc = 77 ] && skip "no Debian mirror configured"; echo "not ok - building the $SUITE root"; exit 1; }
