@@ -92,22 +92,30 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	return 0;
 }
 
-/* what finding no managed interface means, for the --status summary */
-static void none_why(const struct ibh_config *c, char *buf, size_t size)
+/* "PREFIXglob1 glob2...SUFFIX": the [Match] Name= globs in a message */
+static void globs_text(const struct ibh_config *c, char *buf, size_t size, const char *prefix,
+		       const char *suffix)
 {
 	size_t len;
 
-	if (c->n_globs == 0) {
-		snprintf(buf, size,
-			 "no InfiniBand link and no network device of an RDMA port "
-			 "(the default selection; is the driver loaded?)");
-		return;
-	}
-	snprintf(buf, size, "no link matches [Match] Name=");
+	snprintf(buf, size, "%s", prefix);
 	for (size_t i = 0; i < c->n_globs; i++) {
 		len = strlen(buf);
 		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
 	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "%s", suffix);
+}
+
+/* what finding no managed interface means, for the --status summary */
+static void none_why(const struct ibh_config *c, char *buf, size_t size)
+{
+	if (c->n_globs == 0)
+		snprintf(buf, size,
+			 "no InfiniBand link and no network device of an RDMA port "
+			 "(the default selection; is the driver loaded?)");
+	else
+		globs_text(c, buf, size, "no link matches [Match] Name=", "");
 }
 
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req)
@@ -229,6 +237,17 @@ static int load_addrs(struct ibh_engine *e)
 	return 0;
 }
 
+/* links asked for one by one: one question per link and pass (engine_invalidate) */
+static void remember_link(struct ibh_engine *e, int ifindex, int r, const struct ibh_link *link)
+{
+	if ((r != 0 && r != -ENODEV) || e->n_asked == sizeof(e->asked) / sizeof(e->asked[0]))
+		return;
+	e->asked[e->n_asked].ifindex = ifindex;
+	e->asked[e->n_asked].r = r;
+	e->asked[e->n_asked].link = r == 0 ? *link : (struct ibh_link){ .ifindex = ifindex };
+	e->n_asked++;
+}
+
 static int link_by_index(struct ibh_engine *e, int ifindex, struct ibh_link *ret)
 {
 	int r;
@@ -241,24 +260,20 @@ static int link_by_index(struct ibh_engine *e, int ifindex, struct ibh_link *ret
 			}
 		return -ENODEV;
 	}
-	/* the record names a link per entry: one question per link and pass */
 	for (size_t i = 0; i < e->n_asked; i++)
 		if (e->asked[i].ifindex == ifindex) {
 			*ret = e->asked[i].link;
 			return e->asked[i].r;
 		}
 	r = netlink_get_link_by_index(e->nl, ifindex, ret);
-	if ((r == 0 || r == -ENODEV) && e->n_asked < sizeof(e->asked) / sizeof(e->asked[0])) {
-		e->asked[e->n_asked].ifindex = ifindex;
-		e->asked[e->n_asked].r = r;
-		e->asked[e->n_asked].link = r == 0 ? *ret : (struct ibh_link){ .ifindex = ifindex };
-		e->n_asked++;
-	}
+	remember_link(e, ifindex, r, ret);
 	return r;
 }
 
 static int link_by_name(struct ibh_engine *e, const char *name, struct ibh_link *ret)
 {
+	int r;
+
 	if (e->links_valid) {
 		for (size_t i = 0; i < e->n_links; i++)
 			if (strcmp(e->links[i].name, name) == 0) {
@@ -267,7 +282,15 @@ static int link_by_name(struct ibh_engine *e, const char *name, struct ibh_link 
 			}
 		return -ENODEV;
 	}
-	return netlink_get_link(e->nl, name, ret);
+	for (size_t i = 0; i < e->n_asked; i++)
+		if (e->asked[i].r == 0 && strcmp(e->asked[i].link.name, name) == 0) {
+			*ret = e->asked[i].link;
+			return 0;
+		}
+	r = netlink_get_link(e->nl, name, ret);
+	if (r == 0)
+		remember_link(e, ret->ifindex, r, ret);
+	return r;
 }
 
 /* another managed link that exists and has table t: [Tables] made them collide */
@@ -984,20 +1007,12 @@ cleanup:
 /* why a link is not managed, in words, for --status and the log */
 static void unmanaged_why(const struct ibh_config *c, char *buf, size_t size)
 {
-	size_t len;
-
-	if (c->n_globs == 0) {
+	if (c->n_globs == 0)
 		snprintf(buf, size,
 			 "not managed: neither InfiniBand nor the network device of an RDMA port");
-		return;
-	}
-	snprintf(buf, size, "not managed: no [Match] Name= glob matches it (Name=");
-	for (size_t i = 0; i < c->n_globs; i++) {
-		len = strlen(buf);
-		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
-	}
-	len = strlen(buf);
-	snprintf(buf + len, size - len, ")");
+	else
+		globs_text(c, buf, size,
+			   "not managed: no [Match] Name= glob matches it (Name=", ")");
 }
 
 /* the record holds something installed for that name, or that link under another name */
@@ -1166,7 +1181,7 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	unsigned long before;
 	int r;
 
-	r = netlink_get_link_by_index(e->nl, ifindex, &link);
+	r = link_by_index(e, ifindex, &link);
 	if (r == 0 && link_is_managed(e->config, &link))
 		res = run_link(e, &link, req, NULL);
 	else if (r < 0 && r != -ENODEV) {

@@ -1265,36 +1265,32 @@ static int parse_rdma_port(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret)
+/* the first item a dump parser takes from one message (unit tests, fuzzing) */
+static int parse_first(const void *buf, size_t size, int (*parse)(struct nlmsghdr *, void *),
+		       size_t item, void *ret)
 {
-	struct vec v = { .size = sizeof(struct ibh_rdma_port) };
+	struct vec v = { .size = item };
 	struct nlmsghdr *nlh;
 	int r = checked_msg(buf, size, &nlh);
 
 	if (r == 0)
-		r = parse_rdma_port(nlh, &v);
+		r = parse(nlh, &v);
 	if (r == 0 && v.n == 0)
 		r = -ENOENT;
 	if (r == 0)
-		*ret = *(struct ibh_rdma_port *)v.items;
+		memcpy(ret, v.items, item);
 	free(v.items);
 	return r;
 }
 
+int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret)
+{
+	return parse_first(buf, size, parse_rdma_port, sizeof(*ret), ret);
+}
+
 int netlink_parse_rdma_dev(const void *buf, size_t size, uint32_t *ret_index)
 {
-	struct vec v = { .size = sizeof(uint32_t) };
-	struct nlmsghdr *nlh;
-	int r = checked_msg(buf, size, &nlh);
-
-	if (r == 0)
-		r = parse_rdma_dev(nlh, &v);
-	if (r == 0 && v.n == 0)
-		r = -ENOENT;
-	if (r == 0)
-		*ret_index = *(uint32_t *)v.items;
-	free(v.items);
-	return r;
+	return parse_first(buf, size, parse_rdma_dev, sizeof(*ret_index), ret_index);
 }
 
 static struct nl_msg *build_rdma_dev_dump(const void *arg)
