@@ -2,7 +2,7 @@
 # CI: end-to-end test of the ib-hook package with NetworkManager's own
 # dispatcher (issue 12), in a booted bookworm container (01-ifupdown bridge
 # and native entry) and a booted trixie container (native entry only). Needs
-# root. Roots are cached under /var/cache/ib-hook-ci by tests/e2e/nm-root.sh
+# root. Roots are cached under /var/cache/ib-hook-ci by tests/e2e/root.sh
 # (about 1 min each when cold); each run takes under a minute when warm.
 #
 #   .ci/e2e-nm.sh [PATH-TO-DEB]

@@ -79,7 +79,7 @@ for which in $WHICH; do
 	case $which in
 	watcher) TAR=$("$e2e/root.sh" ifupdown bookworm) ;;
 	networkd) TAR=$("$e2e/root.sh" networkd bookworm) ;;
-	networkmanager) TAR=$("$e2e/nm-root.sh" bookworm) ;;
+	networkmanager) TAR=$("$e2e/root.sh" nm bookworm) ;;
 	*) echo "unknown: $which" >&2; exit 2 ;;
 	esac || exit 1
 	WORK=$(mktemp -d /var/tmp/ib-hook-bench.XXXXXX)

@@ -6,7 +6,7 @@
 #
 #   tests/e2e/networkmanager.sh SUITE PATH-TO-DEB     (root; SUITE bookworm or trixie)
 #
-# The root comes from tests/e2e/nm-root.sh (mmdebstrap, cached). It is booted
+# The root comes from tests/e2e/root.sh (mmdebstrap, cached). It is booted
 # with `systemd-nspawn -b --private-network --volatile=overlay`; commands run
 # in it with nsenter. The host's network namespace is never changed.
 #
@@ -63,7 +63,7 @@ trap 'echo "not ok - time limit of ${TIME_LIMIT}s exceeded"; exit 1' TERM
 start_watchdog "$TIME_LIMIT"
 
 echo "# ib-hook end-to-end test: NetworkManager in a booted $SUITE container"
-TAR=$("$here/nm-root.sh" "$SUITE") || { rc=$?; [ $rc = 77 ] && skip "no Debian mirror configured"; echo "not ok - building the $SUITE root"; exit 1; }
+TAR=$("$here/root.sh" nm "$SUITE") || { rc=$?; [ $rc = 77 ] && skip "no Debian mirror configured"; echo "not ok - building the $SUITE root"; exit 1; }
 ok "$SUITE root with NetworkManager ($(basename "$TAR"), ${SECONDS}s)"
 WORK=$(mktemp -d /var/tmp/ib-hook-nm.XXXXXX) || exit 1
 ROOT=$WORK/root

@@ -2,14 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # root.sh KIND SUITE: a minbase SUITE root with systemd and the network
 # stack KIND as a tar, cached under /var/cache/ib-hook-ci keyed by a hash of
-# its inputs (as tests/e2e/nm-root.sh does for NetworkManager's roots; bump
-# RECIPE when the mmdebstrap call changes). Prints the path of the tar.
+# its inputs (bump RECIPE when the mmdebstrap call changes). Prints the path
+# of the tar.
 #
 #   ifupdown   ifupdown (networking.service), no systemd-networkd enabled
 #   networkd   systemd-networkd and networkd-dispatcher
+#   nm         NetworkManager
 #
 # The mirror is the first Debian one apt is configured with (never written
-# into the repository). Exit 77 when there is none.
+# into the repository); trixie is fetched from the same mirror under its own
+# suite name. Exit 77 when there is none.
 set -eu
 KIND=$1
 SUITE=$2
@@ -17,6 +19,7 @@ BASE=systemd,systemd-sysv,dbus,iproute2,libnl-3-200,libsystemd0,procps,python3-m
 case $KIND in
 ifupdown) PKGS=$BASE,ifupdown ;;
 networkd) PKGS=$BASE,networkd-dispatcher ;;
+nm) PKGS=systemd,systemd-sysv,dbus,network-manager,iproute2,libnl-3-200,libsystemd0,procps ;;
 *) echo "root.sh: unknown kind '$KIND'" >&2; exit 2 ;;
 esac
 MIRROR=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' 'Identifier: Packages' 2>/dev/null |

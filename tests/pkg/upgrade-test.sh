@@ -108,18 +108,21 @@ write_conf() { # write_conf PATH: stdin, root-owned 0644
 }
 
 # --- 1. configuration written before dpkg -i
-fresh
-write_conf /etc/ib-hook.conf <<'CONF'
-# written by configuration management before the package
-[Match]
-Name=ib*
-[Routing]
-Priority=900
-CONF
-write_conf /etc/ib-hook.conf.d/50-lab.conf <<'CONF'
-[Routing]
-Priority=910
-CONF
+preseed() { # a fresh root with the files configuration management writes first
+	fresh
+	write_conf /etc/ib-hook.conf <<-'CONF'
+	# written by configuration management before the package
+	[Match]
+	Name=ib*
+	[Routing]
+	Priority=900
+	CONF
+	write_conf /etc/ib-hook.conf.d/50-lab.conf <<-'CONF'
+	[Routing]
+	Priority=910
+	CONF
+}
+preseed
 sums=$(cd "$root" && sha256sum etc/ib-hook.conf etc/ib-hook.conf.d/50-lab.conf)
 # the control: 0.1.0 shipped a conffile, and dpkg asks about it
 in_system dpkg -i /tmp/old.deb >"$tmp/old-preseed.log" 2>&1
@@ -127,18 +130,7 @@ rc=$?
 check "control: 0.1.0 over a pre-seeded config without a terminal fails (exit $rc, $(pkg_status))" \
 	[ "$rc" -ne 0 -a "$(pkg_status)" != "install ok installed" ]
 grep -m1 -i 'conffile' "$tmp/old-preseed.log" | sed 's/^/# 0.1.0: /'
-fresh
-write_conf /etc/ib-hook.conf <<'CONF'
-# written by configuration management before the package
-[Match]
-Name=ib*
-[Routing]
-Priority=900
-CONF
-write_conf /etc/ib-hook.conf.d/50-lab.conf <<'CONF'
-[Routing]
-Priority=910
-CONF
+preseed
 in_system dpkg -i /tmp/new.deb >"$tmp/preseed.log" 2>&1
 rc=$?
 check "$new_version over a pre-seeded config and drop-in, no terminal: dpkg -i succeeds (exit $rc)" [ "$rc" -eq 0 ]
