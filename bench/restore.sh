@@ -27,6 +27,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 e2e=$here/../tests/e2e
 [ "$(id -u)" = 0 ] || { echo "restore.sh needs root" >&2; exit 77; }
 
+# shellcheck source=tests/e2e/container.sh
 . "$e2e/container.sh"
 WORK=
 trap remove_work EXIT
@@ -82,11 +83,8 @@ for which in $WHICH; do
 	networkmanager) TAR=$("$e2e/root.sh" nm bookworm) ;;
 	*) echo "unknown: $which" >&2; exit 2 ;;
 	esac || exit 1
-	WORK=$(mktemp -d /var/tmp/ib-hook-bench.XXXXXX)
-	ROOT=$WORK/root CONSOLE=$WORK/console.log MACHINE=ibhook-bench-$$
-	mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR" || exit 1
-	systemd-id128 new >"$ROOT/etc/machine-id"
-	echo "$MACHINE" >"$ROOT/etc/hostname"
+	MACHINE=ibhook-bench-$$
+	unpack_root "$TAR" ib-hook-bench || exit 1
 	"setup_$which"
 	printf '[Match]\nName=ib0 ib1\n' >"$ROOT/etc/ib-hook.conf"
 	install_deb "$ROOT" "$DEB" >"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log" >&2; exit 1; }

@@ -66,6 +66,18 @@ stop_container() {
 	NSPAWN_PID='' LEADER=''
 }
 
+# unpack_root TAR PREFIX: WORK (a new /var/tmp/PREFIX.XXXXXX), ROOT (TAR
+# unpacked there, with a machine id of its own and MACHINE as host name) and
+# CONSOLE (the log file boot appends to)
+unpack_root() {
+	WORK=$(mktemp -d "/var/tmp/$2.XXXXXX") || return 1
+	ROOT=$WORK/root
+	CONSOLE=$WORK/console.log
+	mkdir "$ROOT" && tar -C "$ROOT" -xf "$1" || return 1
+	systemd-id128 new >"$ROOT/etc/machine-id"
+	echo "$MACHINE" >"$ROOT/etc/hostname"
+}
+
 # remove_work: stop the container, then remove WORK unless something is
 # still mounted below it
 remove_work() {

@@ -74,13 +74,7 @@ TAR=$("$here/root.sh" ifupdown bookworm) || {
 	exit 1
 }
 echo "# root $(basename "$TAR") (${SECONDS}s)"
-WORK=$(mktemp -d /var/tmp/ib-hook-ifupdown.XXXXXX) || exit 1
-ROOT=$WORK/root
-CONSOLE=$WORK/console.log
-mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR" || { fail "unpacking $TAR"; exit 1; }
-
-systemd-id128 new >"$ROOT/etc/machine-id"
-echo "$MACHINE" >"$ROOT/etc/hostname"
+unpack_root "$TAR" ib-hook-ifupdown || { fail "unpacking $TAR"; exit 1; }
 veth_unit "$ROOT" networking.service
 systemctl --root="$ROOT" enable networking.service >/dev/null 2>&1
 # memserver34's /etc/network/interfaces

@@ -45,7 +45,7 @@ notok() { FAILS=$((FAILS + 1)); echo "not ok - $*"; }
 diag() { sed 's/^/#   /'; }
 REASON=
 check() { local d=$1; shift; if "$@"; then ok "$d"; else notok "$d${REASON:+: $REASON}"; fi; REASON=; }
-# wait_until, ct, boot, stop_container
+# shellcheck source=tests/e2e/container.sh
 . "$here/container.sh"
 
 WORK='' WATCHDOG=''
@@ -65,13 +65,7 @@ start_watchdog "$TIME_LIMIT"
 echo "# ib-hook end-to-end test: NetworkManager in a booted $SUITE container"
 TAR=$("$here/root.sh" nm "$SUITE") || { rc=$?; [ $rc = 77 ] && skip "no Debian mirror configured"; echo "not ok - building the $SUITE root"; exit 1; }
 ok "$SUITE root with NetworkManager ($(basename "$TAR"), ${SECONDS}s)"
-WORK=$(mktemp -d /var/tmp/ib-hook-nm.XXXXXX) || exit 1
-ROOT=$WORK/root
-CONSOLE=$WORK/console.log
-mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR" || { echo "not ok - unpacking $TAR"; exit 1; }
-
-systemd-id128 new >"$ROOT/etc/machine-id"
-echo "$MACHINE" >"$ROOT/etc/hostname"
+unpack_root "$TAR" ib-hook-nm || { echo "not ok - unpacking $TAR"; exit 1; }
 veth_unit "$ROOT" NetworkManager.service
 systemctl --root="$ROOT" enable NetworkManager.service >/dev/null 2>&1
 systemctl --root="$ROOT" disable NetworkManager-wait-online.service >/dev/null 2>&1
