@@ -327,15 +327,3 @@ int record_write(const char *path, const char *text)
 		unlink(tmp);
 	return e;
 }
-
-int record_save(const char *path, const struct ibh_record *r)
-{
-	char *text = record_text(r);
-	int e;
-
-	if (!text)
-		return -ENOMEM;
-	e = record_write(path, text);
-	free(text);
-	return e;
-}

@@ -14,8 +14,7 @@
 int record_load(const char *path, struct ibh_record *ret);
 /* the file's text: the header, then one line per entry in sorted order (malloc'ed) */
 char *record_text(const struct ibh_record *r);
-/* atomically: the file is either the old record or the new one */
-int record_save(const char *path, const struct ibh_record *r);
+/* atomically (rename): the file is either the old text or the new one */
 int record_write(const char *path, const char *text);
 
 /* the record entry for rec's object, whatever interface it was made for */
