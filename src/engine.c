@@ -579,15 +579,51 @@ cleanup:
 	return r;
 }
 
+/*
+ * The kernel answered EEXIST to ib-hook's route: IPv4 does for an identical
+ * route only, IPv6 for any route with the same prefix, metric and next hop.
+ * An identical route that appeared since observe serves, and is not ib-hook's
+ * (the record forgets it); anything else is in the way.
+ */
+static int route_add_exists(struct ibh_engine *e, const struct ibh_op *op, char *why, size_t size)
+{
+	const struct ibh_route *want = &op->route;
+	struct ibh_route *routes = NULL;
+	size_t n = 0;
+	char text[160];
+	int r = netlink_dump_table(e->nl, want->table, 0, &routes, &n);
+
+	if (r < 0)
+		return r;
+	r = -EEXIST;
+	for (size_t i = 0; i < n && r < 0; i++)
+		if (plan_route_equal(&routes[i], want)) {
+			record_forget(&e->record, &op->rec);
+			r = 0;
+		}
+	for (size_t i = 0; i < n && r < 0; i++)
+		if (ip_equal(&routes[i].dst, &want->dst) && routes[i].oif == want->oif) {
+			snprintf(routes[i].oif_name, sizeof(routes[i].oif_name), "%s", op->ifname);
+			plan_route_format(text, sizeof(text), &routes[i]);
+			snprintf(why, size,
+				 "route %s, which ib-hook did not install, is in the way", text);
+			break;
+		}
+	free(routes);
+	return r;
+}
+
 static int execute(struct ibh_engine *e, const struct ibh_op *op, char *why, size_t size)
 {
 	int r;
 
 	switch (op->kind) {
 	case IBH_OP_ROUTE_ADD:
+		r = netlink_route_add(e->nl, &op->route);
+		return r == -EEXIST ? route_add_exists(e, op, why, size) : r;
 	case IBH_OP_MAIN_RESTORE:
 		r = netlink_route_add(e->nl, &op->route);
-		/* APPEND meets EEXIST only for an identical route: it is there */
+		/* a route to the prefix through the link is there: main serves it again */
 		return r == -EEXIST ? 0 : r;
 	case IBH_OP_ROUTE_DEL:
 	case IBH_OP_MAIN_DEL:

@@ -28,6 +28,8 @@ struct ibh_link {
 struct ibh_addr {
 	struct ibh_ip ip;
 	struct ibh_ip peer; /* family 0: no peer, the prefix is ip's */
+	uint32_t metric;    /* IFA_RT_PRIORITY: the metric of the kernel's prefix route */
+	bool noprefixroute; /* the kernel makes no prefix route for it (NetworkManager) */
 };
 
 /*
@@ -62,7 +64,10 @@ struct ibh_route {
 	uint8_t scope;
 	uint8_t type;
 	uint8_t tos;
-	bool gateway; /* has a gateway or several next hops */
+	uint8_t pref;	/* IPv6 router preference (RTA_PREF): 0 is medium, the default */
+	bool expires;	/* IPv6: the kernel deletes it when its lifetime ends */
+	uint32_t flags; /* rtm_flags a user sets (onlink, pervasive, prefix), not states */
+	bool gateway;	/* has a gateway or several next hops */
 	/* an attribute ib-hook never sets (metrics, encap, nexthop id, flow...) */
 	bool extra;
 	char oif_name[IF_NAMESIZE];

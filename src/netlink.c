@@ -342,16 +342,20 @@ struct addr_filter {
 	struct vec *v;
 };
 
+/* IFA_RT_PRIORITY (4.18): an enum, so older headers cannot be asked with #ifdef */
+#define ADDR_RT_PRIORITY 9
+
 static int parse_addr(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[IFA_MAX + 1];
+	struct nlattr *tb[(IFA_MAX > ADDR_RT_PRIORITY ? IFA_MAX : ADDR_RT_PRIORITY) + 1];
 	struct ifaddrmsg *ifa = nlmsg_data(nlh);
 	struct addr_filter *f = arg;
 	struct ibh_addr_entry *e;
 	struct nlattr *local;
 	uint32_t flags;
 
-	if (nlh->nlmsg_type != RTM_NEWADDR || nlmsg_parse(nlh, sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
+	if (nlh->nlmsg_type != RTM_NEWADDR ||
+	    nlmsg_parse(nlh, sizeof(*ifa), tb, (int)(sizeof(tb) / sizeof(tb[0])) - 1, NULL) < 0)
 		return 0;
 	if ((ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6) ||
 	    (f->ifindex && (int)ifa->ifa_index != f->ifindex))
@@ -367,6 +371,9 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 		return -ENOMEM;
 	e->ifindex = (int)ifa->ifa_index;
 	ip_from_attr(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
+	e->addr.noprefixroute = flags & IFA_F_NOPREFIXROUTE;
+	if (tb[ADDR_RT_PRIORITY] && nla_len(tb[ADDR_RT_PRIORITY]) >= (int)sizeof(uint32_t))
+		e->addr.metric = nla_get_u32(tb[ADDR_RT_PRIORITY]);
 	/* `ip addr add A peer P/len`: the kernel routes P/len, and so does ib-hook */
 	if (tb[IFA_LOCAL] && tb[IFA_ADDRESS] &&
 	    nla_len(tb[IFA_LOCAL]) == nla_len(tb[IFA_ADDRESS]) &&
@@ -408,6 +415,9 @@ static struct nla_policy route_policy[RTA_MAX + 1] = {
 	[RTA_TABLE] = { .type = NLA_U32 },
 	[RTA_OIF] = { .type = NLA_U32 },
 	[RTA_PRIORITY] = { .type = NLA_U32 },
+	[RTA_PREF] = { .type = NLA_U8 },
+	[RTA_EXPIRES] = { .type = NLA_U32 },
+	[RTA_CACHEINFO] = { .minlen = sizeof(struct rta_cacheinfo) },
 };
 
 static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
@@ -650,6 +660,13 @@ static int multipath_oif(const struct nlattr *mp)
 	return oif;
 }
 
+/*
+ * The route flags a request sets: part of a route's identity. The others
+ * (dead, linkdown, offload, trap, cloned...) are the kernel's state of the
+ * moment, not something the route was made with.
+ */
+#define ROUTE_USER_FLAGS (RTNH_F_ONLINK | RTNH_F_PERVASIVE | RTM_F_PREFIX)
+
 static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
 {
 	struct nlattr *tb[RTA_MAX + 1], *a;
@@ -674,6 +691,12 @@ static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
 	route->type = rtm->rtm_type;
 	route->tos = rtm->rtm_tos;
 	route->gateway = tb[RTA_GATEWAY] || tb[RTA_VIA] || tb[RTA_MULTIPATH];
+	route->pref = tb[RTA_PREF] ? nla_get_u8(tb[RTA_PREF]) : 0;
+	/* IPv6 reports a route's lifetime in its cache info; 0 is none */
+	route->expires = tb[RTA_EXPIRES] ||
+			 (tb[RTA_CACHEINFO] &&
+			  ((const struct rta_cacheinfo *)nla_data(tb[RTA_CACHEINFO]))->rta_expires);
+	route->flags = rtm->rtm_flags & ROUTE_USER_FLAGS;
 	nlmsg_for_each_attr(a, nlh, sizeof(*rtm), rem)
 	{
 		switch (nla_type(a)) {
@@ -687,6 +710,7 @@ static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
 		case RTA_MULTIPATH:
 		case RTA_CACHEINFO: /* IPv6 reports these for every route */
 		case RTA_PREF:
+		case RTA_EXPIRES:
 			break;
 		case RTA_METRICS:
 			/* an empty nest is no metric */

@@ -99,11 +99,13 @@ bool plan_rule_equal(const struct ibh_rule *a, const struct ibh_rule *b)
 	       a->priority == b->priority && a->protocol == b->protocol;
 }
 
+/* every field the kernel reports: a route that differs in any is another route */
 bool plan_route_equal(const struct ibh_route *a, const struct ibh_route *b)
 {
 	return ip_equal(&a->dst, &b->dst) && a->oif == b->oif && a->table == b->table &&
 	       a->metric == b->metric && a->scope == b->scope && a->protocol == b->protocol &&
-	       a->type == b->type && a->tos == b->tos && a->gateway == b->gateway &&
+	       a->type == b->type && a->tos == b->tos && a->pref == b->pref &&
+	       a->expires == b->expires && a->flags == b->flags && a->gateway == b->gateway &&
 	       a->extra == b->extra && a->src.family == b->src.family &&
 	       (!a->src.family || ip_same_address(&a->src, &b->src));
 }
@@ -164,22 +166,32 @@ static bool rec_is_for(const struct ibh_rec *rec, const struct ibh_link *l)
 	return rec->ifindex == l->ifindex && strcmp(rec->ifname, l->name) == 0;
 }
 
+/*
+ * The record entry of a kernel object, when the object is ib-hook's: the
+ * record finds an entry by the fields that name it, and the object must then
+ * equal what ib-hook installed in every field, so that a user's object that
+ * took the place of ib-hook's (`ip route replace ... pref high`) is theirs.
+ */
 const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r)
 {
 	struct ibh_rec rec = { .kind = IBH_REC_RULE, .rule = *r };
+	const struct ibh_rec *have;
 
-	if (!o->record || !r->exact || r->protocol != RTPROT_KERNEL)
+	if (!o->record)
 		return NULL;
-	return record_find(o->record, &rec);
+	have = record_find(o->record, &rec);
+	return have && plan_rule_equal(&have->rule, r) ? have : NULL;
 }
 
 const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r)
 {
 	struct ibh_rec rec = { .kind = IBH_REC_ROUTE, .route = *r };
+	const struct ibh_rec *have;
 
-	if (!o->record || r->gateway || r->extra || r->tos)
+	if (!o->record)
 		return NULL;
-	return record_find(o->record, &rec);
+	have = record_find(o->record, &rec);
+	return have && plan_route_equal(&have->route, r) ? have : NULL;
 }
 
 /* the record knows the link: nothing of it is adopted any more */
@@ -326,9 +338,23 @@ static const struct ibh_route *route_delete_hits(const struct ibh_observed *o, s
 	return NULL;
 }
 
+static const char *proto_name(uint8_t protocol, char *buf, size_t size)
+{
+	static const char *const names[] = {
+		[RTPROT_REDIRECT] = "redirect", [RTPROT_KERNEL] = "kernel", [RTPROT_BOOT] = "boot",
+		[RTPROT_STATIC] = "static",	[RTPROT_RA] = "ra",	    [RTPROT_DHCP] = "dhcp",
+	};
+
+	if (protocol < sizeof(names) / sizeof(names[0]) && names[protocol])
+		return names[protocol];
+	snprintf(buf, size, "%u", protocol);
+	return buf;
+}
+
+/* a route as `ip route` names it, with every field that sets it apart */
 static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
 {
-	char a[64];
+	char a[64], p[8];
 	static const char *const types[] = {
 		[RTN_UNICAST] = "",
 		[RTN_LOCAL] = "local ",
@@ -341,17 +367,31 @@ static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
 		[RTN_THROW] = "throw ",
 		[RTN_NAT] = "nat ",
 	};
+	static const char *const prefs[] = { "", " pref high", " pref 2", " pref low" };
 	const char *type = r->type < sizeof(types) / sizeof(types[0]) && types[r->type]
 				   ? types[r->type]
 				   : "type? ";
+	int n;
 
-	snprintf(buf, size, "%s%s%s%s%s%s", type, ip_to_string(&r->dst, a, sizeof(a), true),
-		 r->gateway ? " via a gateway" : "", r->oif_name[0] ? " dev " : "",
-		 r->oif_name[0] ? r->oif_name
-		 : r->oif	? " dev ?"
-				: "",
-		 r->extra ? " (with more attributes)" : "");
+	n = snprintf(buf, size, "%s%s%s%s%s proto %s", type,
+		     ip_to_string(&r->dst, a, sizeof(a), true), r->gateway ? " via a gateway" : "",
+		     r->oif_name[0] ? " dev " : "",
+		     r->oif_name[0] ? r->oif_name
+		     : r->oif	    ? " dev ?"
+				    : "",
+		     proto_name(r->protocol, p, sizeof(p)));
+	if (n >= 0 && (size_t)n < size && r->metric)
+		n += snprintf(buf + n, size - (size_t)n, " metric %u", r->metric);
+	if (n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "%s%s%s%s", prefs[r->pref & 3],
+			 r->expires ? " expires" : "", r->flags ? " onlink" : "",
+			 r->extra ? " (with more attributes)" : "");
 	return buf;
+}
+
+void plan_route_format(char *buf, size_t size, const struct ibh_route *r)
+{
+	route_text(r, buf, size);
 }
 
 /* a route through a device: the kinds that carry packets out of one */
@@ -389,6 +429,34 @@ static bool route_present(const struct ibh_observed *o, const struct ibh_route *
 		if (plan_route_equal(&o->routes[j], want))
 			return true;
 	return false;
+}
+
+/*
+ * An IPv6 add meets EEXIST from any route of the table with the same prefix,
+ * metric and next hop, whatever else it carries (fib6_add_rt2node, which
+ * compares no preference, lifetime or protocol); IPv4 only from an identical
+ * route. Such a route keeps ib-hook's out: it is in the way, not ib-hook's.
+ */
+static const struct ibh_route *route_add_hits(const struct ibh_observed *o,
+					      const struct ibh_route *w)
+{
+	for (size_t j = 0; j < o->n_routes && w->dst.family == AF_INET6; j++) {
+		const struct ibh_route *f = &o->routes[j];
+
+		if (f->table == w->table && ip_equal(&f->dst, &w->dst) && f->metric == w->metric &&
+		    f->oif == w->oif && !f->gateway && route_has_device(f) &&
+		    !plan_route_equal(f, w))
+			return f;
+	}
+	return NULL;
+}
+
+bool plan_table_route_present(const struct ibh_observed *o, size_t i)
+{
+	struct ibh_route want;
+
+	wanted_route(o, &o->addrs[i], o->table, &want);
+	return route_present(o, &want);
 }
 
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
@@ -451,10 +519,19 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
 			continue;
+		const struct ibh_route *hit;
+
 		wanted_route(o, &o->addrs[i], o->table, &want);
 		/* an identical route of the user's serves as well, and stays theirs */
 		if (route_present(o, &want))
 			continue;
+		hit = route_add_hits(o, &want);
+		if (hit)
+			return refuse(p, -EEXIST,
+				      "route %s in table %u, which ib-hook did not install, makes "
+				      "the kernel refuse ib-hook's route %s",
+				      route_text(hit, buf, 96), o->table,
+				      ip_to_string(&want.dst, buf + 96, sizeof(buf) - 96, true));
 		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);
 		if (r < 0)
 			return r;
@@ -566,17 +643,61 @@ cleanup:
 	return r;
 }
 
-static const struct ibh_route *main_route_of(const struct ibh_observed *o,
-					     const struct ibh_ip *prefix)
+/* the route the kernel makes in main for address a (none under noprefixroute) */
+static void kernel_prefix_route(const struct ibh_observed *o, const struct ibh_addr *a,
+				struct ibh_route *ret)
+{
+	wanted_route(o, a, RT_TABLE_MAIN, ret);
+	/* an address's metric (IFA_RT_PRIORITY) is its prefix route's */
+	if (a->metric || a->ip.family == AF_INET)
+		ret->metric = a->metric;
+}
+
+/* main's route for prefix through the link, whoever made it */
+const struct ibh_route *plan_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
 {
 	for (size_t j = 0; j < o->n_main_routes; j++) {
 		const struct ibh_route *m = &o->main_routes[j];
 
 		if (ip_equal(&m->dst, prefix) && m->oif == o->link.ifindex &&
-		    m->table == RT_TABLE_MAIN && m->protocol == RTPROT_KERNEL && !m->gateway)
+		    m->table == RT_TABLE_MAIN)
 			return m;
 	}
 	return NULL;
+}
+
+/*
+ * o->addrs[i]'s prefix route in main is the one the kernel made for the
+ * address, every field as the kernel makes it: only that one is ib-hook's to
+ * delete under MainRoute=delete. A route with a metric or an MTU of the
+ * user's, or NetworkManager's (its addresses are noprefixroute), is not.
+ */
+bool plan_main_route_is_kernels(const struct ibh_observed *o, size_t i)
+{
+	struct ibh_route want;
+	const struct ibh_route *have;
+
+	kernel_prefix_route(o, &o->addrs[i], &want);
+	have = plan_main_route(o, &want.dst);
+	return have && !o->addrs[i].noprefixroute && plan_route_equal(have, &want);
+}
+
+/* the route ib-hook deleted from main is there again, exactly */
+static bool main_route_back(const struct ibh_observed *o, const struct ibh_route *deleted)
+{
+	for (size_t j = 0; j < o->n_main_routes; j++)
+		if (plan_route_equal(&o->main_routes[j], deleted))
+			return true;
+	return false;
+}
+
+/* the record says ib-hook deleted want from main for the link */
+static bool main_deleted(const struct ibh_observed *o, const struct ibh_route *want)
+{
+	struct ibh_rec rec = { .kind = IBH_REC_MAIN, .route = *want };
+	const struct ibh_rec *have = o->record ? record_find(o->record, &rec) : NULL;
+
+	return have && !have->leftover && rec_is_for(have, &o->link);
 }
 
 static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
@@ -593,15 +714,23 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 
 		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
 			continue;
-		wanted_route(o, &o->addrs[i], RT_TABLE_MAIN, &want);
-		have = main_route_of(o, &want.dst);
-		if (action == IBH_ACTION_APPLY && c->main_route == IBH_MAIN_DELETE && have) {
+		kernel_prefix_route(o, &o->addrs[i], &want);
+		have = plan_main_route(o, &want.dst);
+		if (action == IBH_ACTION_APPLY && c->main_route == IBH_MAIN_DELETE &&
+		    plan_main_route_is_kernels(o, i)) {
 			struct ibh_route del = *have;
 
 			snprintf(del.oif_name, sizeof(del.oif_name), "%s", x);
 			r = push_route(p, IBH_OP_MAIN_DEL, IBH_REC_MAIN, &del, x, o->link.ifindex);
 		} else if (action == IBH_ACTION_REMOVE && c->main_route == IBH_MAIN_DELETE &&
-			   !have && o->link.up)
+			   o->link.up && !o->addrs[i].noprefixroute &&
+			   (main_deleted(o, &want) ? !plan_main_route_is_kernels(o, i)
+						   : !have && !link_known(o)))
+			/*
+			 * what ib-hook deleted comes back, exactly; a link it
+			 * has no record of (0.1.0 kept none) gets the kernel's
+			 * route when none reaches the prefix through it
+			 */
 			r = push_route(p, IBH_OP_MAIN_RESTORE, IBH_REC_MAIN, &want, x,
 				       o->link.ifindex);
 		else
@@ -620,8 +749,7 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 			planned = (p->ops[k].kind == IBH_OP_MAIN_RESTORE ||
 				   p->ops[k].kind == IBH_OP_MAIN_DEL) &&
 				  ip_equal(&p->ops[k].route.dst, &rec->route.dst);
-		if (!planned &&
-		    (action == IBH_ACTION_REMOVE || main_route_of(o, &rec->route.dst)) &&
+		if (!planned && (action == IBH_ACTION_REMOVE || main_route_back(o, &rec->route)) &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -826,11 +954,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			r = push_forget(&p, rec);
 			break;
 		case IBH_REC_MAIN:
-			for (size_t j = 0; j < o->n_main_routes && at < 0; j++)
-				if (ip_equal(&o->main_routes[j].dst, &rec->route.dst) &&
-				    o->main_routes[j].oif == rec->route.oif)
-					at = (ssize_t)j;
-			if (at >= 0 || !o->main_known)
+			if (main_route_back(o, &rec->route) || !o->main_known)
 				r = push_forget(&p, rec);
 			else
 				r = push_route(&p, IBH_OP_MAIN_RESTORE, IBH_REC_MAIN, &rec->route,

@@ -28,6 +28,12 @@ const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct
 const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r);
 /* a rule the kernel would delete instead of o->rules[i], or NULL */
 const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i);
+/* T holds the route apply installs for o->addrs[i]'s prefix, exactly */
+bool plan_table_route_present(const struct ibh_observed *o, size_t i);
+/* main's route for prefix through o->link, whoever made it, or NULL */
+const struct ibh_route *plan_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix);
+/* that route is the one the kernel made for o->addrs[i]: MainRoute=delete's to delete */
+bool plan_main_route_is_kernels(const struct ibh_observed *o, size_t i);
 /* a rule that makes the kernel refuse adding w (EEXIST), or NULL */
 const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w);
 
@@ -42,6 +48,8 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret);
 /* an operation that only follows others (neighbour flush) or the record is no drift */
 bool plan_op_is_drift(const struct ibh_op *op);
 
+/* a route as `ip route` names it, with every field that sets it apart */
+void plan_route_format(char *buf, size_t size, const struct ibh_route *r);
 /* the `ip` / `sysctl` command equivalent to op */
 void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op);
 /* what op did, for the log: "added rule from 172.16.34.2 lookup 1004 priority 1000" */

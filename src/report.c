@@ -109,25 +109,15 @@ static bool has_rule(const struct ibh_config *c, const struct ibh_observed *o,
 	return false;
 }
 
-static bool has_table_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
+/* what the main table holds for o->addrs[i]'s prefix through the link */
+static const char *main_route_state(const struct ibh_observed *o, size_t i)
 {
-	for (size_t j = 0; j < o->n_routes; j++) {
-		const struct ibh_route *r = &o->routes[j];
+	struct ibh_ip prefix;
 
-		if (r->table == o->table && ip_equal(&r->dst, prefix) &&
-		    r->oif == o->link.ifindex && r->protocol == RTPROT_KERNEL &&
-		    r->type == RTN_UNICAST && !r->gateway)
-			return true;
-	}
-	return false;
-}
-
-static bool has_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix)
-{
-	for (size_t j = 0; j < o->n_main_routes; j++)
-		if (ip_equal(&o->main_routes[j].dst, prefix))
-			return true;
-	return false;
+	plan_addr_prefix(&o->addrs[i], &prefix);
+	if (!plan_main_route(o, &prefix))
+		return "absent";
+	return plan_main_route_is_kernels(o, i) ? "present" : "other";
 }
 
 /* a sysctl the configuration sets that conf/all overrides: the kernel uses the larger */
@@ -162,11 +152,13 @@ static const char *rule_state(const struct ibh_config *c, const struct ibh_obser
 	return has_rule(c, o, &o->addrs[i].ip) ? "ok" : "missing";
 }
 
-static const char *main_state(const struct ibh_config *c, bool present)
+static const char *main_state(const struct ibh_config *c, const char *state)
 {
+	if (strcmp(state, "other") == 0)
+		return "present, not the kernel's prefix route (left alone)";
 	if (c->main_route == IBH_MAIN_DELETE)
-		return present ? "present, to be deleted" : "deleted";
-	return present ? "present (kept)" : "absent";
+		return strcmp(state, "present") == 0 ? "present, to be deleted" : "deleted";
+	return strcmp(state, "present") == 0 ? "present (kept)" : "absent";
 }
 
 static void status_text(struct ibh_report *r, const struct ibh_config *c,
@@ -194,8 +186,8 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s\n",
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
 			ip_to_string(&prefix, b, sizeof(b), true),
-			has_table_route(o, &prefix) ? "ok" : "missing",
-			main_state(c, has_main_route(o, &prefix)));
+			plan_table_route_present(o, i) ? "ok" : "missing",
+			main_state(c, main_route_state(o, i)));
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
@@ -283,9 +275,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true));
 		fprintf(f, ",\"prefix\":\"%s\",\"rule\":\"%s\",\"table_route\":\"%s\"",
 			ip_to_string(&prefix, a, sizeof(a), true), rule_state(c, o, i),
-			has_table_route(o, &prefix) ? "ok" : "missing");
-		fprintf(f, ",\"main_route\":\"%s\"}",
-			has_main_route(o, &prefix) ? "present" : "absent");
+			plan_table_route_present(o, i) ? "ok" : "missing");
+		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(o, i));
 		first = false;
 	}
 	fprintf(f, "],\"sysctl\":{");

@@ -18,13 +18,13 @@ ip -n "$m" rule add from 10.5.0.1 lookup 500 priority 1000
 before=$(state mem; sysctls mem ib1)
 expect_rc "apply to the taken table" 1 ibh mem --config "$T_DIR/collide.conf" --iface ib1
 check "the message names ib1, table 500 and pib0" \
-	grep -q "ib1: refusing to apply table 500: table 500 holds route 10.5.0.0/16 dev pib0 that ib-hook did not install" "$T_DIR/err"
+	grep -q "ib1: refusing to apply table 500: table 500 holds route 10.5.0.0/16 dev pib0 proto boot that ib-hook did not install" "$T_DIR/err"
 expect_eq "nothing changed" "$before" "$(state mem; sysctls mem ib1)"
 expect_rc "the hook says the same" 1 hook mem "$T_DIR/collide.conf" IFACE=ib1 STATE=routable
 expect_eq "nothing changed" "$before" "$(state mem; sysctls mem ib1)"
 expect_rc "remove refuses too" 1 ibh mem --config "$T_DIR/collide.conf" --iface ib1 --remove
 expect_eq "nothing changed" "$before" "$(state mem; sysctls mem ib1)"
 expect_rc "--status reports it" 1 ibh mem --config "$T_DIR/collide.conf" --status --iface ib1
-check "  as refused" grep -q "refused: table 500 holds route 10.5.0.0/16 dev pib0 that ib-hook did not install" "$T_DIR/out"
+check "  as refused" grep -q "refused: table 500 holds route 10.5.0.0/16 dev pib0 proto boot that ib-hook did not install" "$T_DIR/out"
 expect_rc "ib0 with its own table still works" 0 ibh mem --config "$T_DIR/collide.conf" --iface ib0
 done_testing

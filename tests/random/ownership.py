@@ -98,6 +98,9 @@ def tables_of_interest():
 def canon(obj):
     # the kernel flips "unresolved" on a goto rule as rules at its target come and go
     obj.pop("unresolved", None)
+    # an IPv6 route's lifetime counts down: that it has one is what stays the same
+    if "expires" in obj:
+        obj["expires"] = True
     return json.dumps(obj, sort_keys=True)
 
 
@@ -132,7 +135,12 @@ def ib_hook_shaped(kind, o):
         return False
     if kind == "rule":
         return set(o) <= {"family", "priority", "protocol", "src", "srclen", "table"}
-    return o.get("dst") in IB_HOOK_PREFIXES and "gateway" not in o and o.get("table", "main") != "main"
+    # every attribute ib-hook's routes show, and nothing else: `pref high`,
+    # `expires` or an `mtu` make a route the user's, however alike it looks
+    return (o.get("dst") in IB_HOOK_PREFIXES and o.get("table", "main") != "main"
+            and set(o) <= {"family", "type", "dst", "dev", "table", "protocol", "scope", "prefsrc", "flags", "metric", "pref"}
+            and o.get("pref", "medium") == "medium" and o.get("metric", 1024) == 1024
+            and not set(o.get("flags", [])) - {"linkdown"})
 
 
 def add_foreign(kind, args):
@@ -145,7 +153,10 @@ def add_foreign(kind, args):
     # with the watcher running, ib-hook may add its own objects meanwhile: never
     # count those as foreign (the test's foreign objects never have ib-hook's shape)
     new = {o for o in after - before if not ib_hook_shaped(kind, json.loads(o))}
-    (foreign_rules if kind == "rule" else foreign_routes).update(new)
+    tracked = foreign_rules if kind == "rule" else foreign_routes
+    # `ip route replace` may replace a foreign route of the test's own: no longer there to keep
+    tracked -= before - after
+    tracked.update(new)
     log.append(f"foreign {kind}: ip {' '.join(args)}")
 
 
@@ -194,7 +205,7 @@ def random_foreign_route():
     fam6 = rng.random() < 0.3
     table = str(rng.choice(tables_of_interest()))
     port = rng.choice(PORTS)
-    kind = rng.randrange(6)
+    kind = rng.randrange(8)
     if kind == 0:
         args = ["route", "add", rng.choice(["unreachable", "blackhole", "prohibit", "throw"]),
                 "default" if rng.random() < 0.5 else ("2001:db8:55::/48" if fam6 else "10.55.0.0/16"), "table", table]
@@ -210,10 +221,22 @@ def random_foreign_route():
     elif kind == 4:
         # through a device ib-hook does not manage: makes T(X) someone else's (a refusal)
         args = ["route", "add", "2001:db8:44::/48" if fam6 else "10.44.0.0/16", "dev", "p" + port, "table", table]
-    else:
+    elif kind == 5:
         args = ["route", "add", "default", "via", "172.16.0.254" if not fam6 else "2001:db8:34::fe", "dev", port, "table", "100"]
         if not fam6:
             args.insert(-2, "onlink")
+    elif kind == 6:
+        # exactly ib-hook's IPv6 route but for its preference or lifetime
+        fam6 = True
+        args = ["route", rng.choice(["add", "replace"]), "2001:db8:34::/64", "dev", port, "table", table,
+                "proto", "kernel", "metric", "1024"] + rng.choice([["pref", "high"], ["pref", "low"], ["expires", "3600"]])
+    else:
+        # a prefix route in main that is not the kernel's own (MainRoute=delete must leave it)
+        extra = rng.choice([["mtu", "1400"], ["metric", "50"], ["metric", "2000"]])
+        if fam6:
+            args = ["route", "append", "2001:db8:34::/64", "dev", port, "proto", "kernel"] + extra
+        else:
+            args = ["route", "append", "172.16.0.0/16", "dev", port, "proto", "kernel", "scope", "link", "src", V4[port]] + extra
     add_foreign("route", (["-6"] if fam6 else []) + args)
 
 

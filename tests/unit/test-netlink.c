@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "netlink.h"
+#include "plan.h"
 #include "netlink-messages.h"
 
 static size_t unhex(const char *h, unsigned char *buf, size_t size)
@@ -78,9 +79,9 @@ static void test_rules_from_the_kernel(void **state)
 static void test_routes_from_the_kernel(void **state)
 {
 	unsigned char buf[1024];
-	struct ibh_route r[5];
+	struct ibh_route r[8];
 
-	for (size_t i = 0; i < 5; i++) {
+	for (size_t i = 0; i < 8; i++) {
 		size_t n = unhex(route_msgs[i], buf, sizeof(buf));
 
 		assert_int_equal(netlink_parse_route(buf, n, &r[i]), 0);
@@ -103,6 +104,25 @@ static void test_routes_from_the_kernel(void **state)
 	assert_false(r[3].extra);
 	/* IPv6 blackhole: the kernel names lo */
 	assert_int_equal(r[4].type, RTN_BLACKHOLE);
+	/* ib-hook's IPv6 route is medium, lives for ever, has no flags */
+	assert_int_equal(r[3].pref, 0);
+	assert_false(r[3].expires);
+	assert_int_equal(r[3].flags, 0);
+	/* the same prefix, metric and device with pref high, expires or onlink: other routes */
+	assert_int_equal(r[5].pref, 1);
+	assert_true(r[6].expires);
+	assert_int_equal(r[7].flags, RTNH_F_ONLINK);
+	for (size_t i = 5; i < 8; i++) {
+		struct ibh_route same = r[i];
+
+		assert_int_equal(r[i].metric, 1024);
+		assert_false(r[i].extra);
+		assert_true(plan_route_equal(&r[i], &same));
+		same.pref = 0;
+		same.expires = false;
+		same.flags = 0;
+		assert_false(plan_route_equal(&r[i], &same));
+	}
 }
 
 static size_t put_attr(unsigned char *buf, size_t at, uint16_t type, const void *data, uint16_t len)
