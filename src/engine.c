@@ -826,7 +826,7 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 static enum ibh_result change(struct ibh_engine *e, struct pending *v, size_t n, bool quiet_gone)
 {
 	enum ibh_result res = IBH_OK, one;
-	bool recorded = false;
+	bool recorded = false, raced = false;
 	sigset_t all, old;
 	int r = 0;
 
@@ -846,7 +846,11 @@ static enum ibh_result change(struct ibh_engine *e, struct pending *v, size_t n,
 		one = execute_plan(e, &v[i], quiet_gone);
 		if (one > res)
 			res = one;
+		raced |= v[i].raced;
 	}
+	/* signals are let in before the next try: the record loses the refused adds first */
+	if (raced && save_record(e) >= 0)
+		e->record_dirty = false;
 	log_context(NULL, NULL, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return res;

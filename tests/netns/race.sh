@@ -106,6 +106,13 @@ check "  -v says it observed again" grep -q "ib1: .*observing it again" "$T_DIR/
 check "  and no 'failed'" sh -c "! grep -q failed '$T_DIR/err'"
 reset
 
+# 2b. a SIGTERM that arrives while the address goes: the run ends before its
+# second look, its record already true
+expect_rc "SIGTERM during the race ends the run" 143 \
+	seamed_hook "[ \$1 = 1 ] && $gone && kill -TERM \$PPID; exit 0" IFACE=ib1 STATE=routable
+expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+reset
+
 # 3. a reconnect gives the link another address: the second look installs that one
 expect_rc "the address is replaced before the first request: exit 0" 0 \
 	seamed_hook "[ \$1 = 1 ] && $gone && ip addr add 172.16.34.22/16 dev ib1; exit 0" \
