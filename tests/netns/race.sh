@@ -53,17 +53,16 @@ record_lies() {
 		echo "no record at '$rec'"
 		return
 	}
-	while read -r kind ifname _ what table rest; do
+	# rule IF INDEX SRC TABLE PRIORITY; route IF INDEX DST OIF TABLE SRC ...
+	while read -r kind ifname _ what f5 f6 f7 _; do
 		case $kind in
 		rule)
-			ip -n "$hn" rule show | grep -q "from ${what%/32} lookup $table" ||
-				echo "rule $ifname $what $table"
+			ip -n "$hn" rule show | grep -q "from ${what%/32} lookup $f5" ||
+				echo "rule $ifname $what $f5"
 			;;
 		route)
-			# route IF INDEX DST OIF TABLE SRC ...
-			set -- $rest
-			ip -n "$hn" route show table "$1" | grep -q "^$what dev $ifname .*src $2" ||
-				echo "route $ifname $what table $1 src $2"
+			ip -n "$hn" route show table "$f6" | grep -q "^$what dev $ifname .*src $f7" ||
+				echo "route $ifname $what table $f6 src $f7"
 			;;
 		esac
 	done <"$rec"
