@@ -680,12 +680,26 @@ static bool op_takes_back(const struct ibh_op *op)
 	       op->kind == IBH_OP_MAIN_RESTORE || op->kind == IBH_OP_FORGET;
 }
 
+/*
+ * How often one pass plans a link. A refusal that may mean the link changed
+ * after it was observed (a network manager took its address away, took it
+ * down) is answered by observing it again. One more look is what one change
+ * needs; a reconnect is two (the address goes, then comes back), and the
+ * second may land on the second look. A link that still moves after that is
+ * churning faster than a pass: that is said as a failure, and the watcher
+ * hears of the changes anyway.
+ */
+#define PASS_TRIES 3
+
 /* a plan waiting to be executed, and for which link (the journal's fields) */
 struct pending {
 	char name[IF_NAMESIZE];
+	int ifindex;
 	const char *action;
 	uint32_t table;
 	struct ibh_plan plan;
+	unsigned int attempt; /* from 0: how often this pass has planned the link before */
+	bool raced;	      /* stopped by a refusal that a fresh observation may answer */
 };
 
 /* the record learns of p's adds, and forgets what p found gone; not saved yet */
@@ -730,9 +744,25 @@ static void ipoib_refused(struct ibh_engine *e, const struct ibh_op *op, int r)
 				  op->mtu);
 }
 
-static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
-				    const struct ibh_plan *p, bool quiet_gone)
+/* what the kernel answers when an object's address or link changed since it was observed */
+static bool world_moved(int r)
 {
+	return r == -EINVAL || r == -EADDRNOTAVAIL || r == -ENETDOWN || r == -ENETUNREACH ||
+	       r == -ESRCH || r == -ENOENT;
+}
+
+/* a plan stops at op from: what it recorded ahead and did not install leaves the record */
+static void forget_unsent(struct ibh_engine *e, const struct ibh_plan *p, size_t from)
+{
+	for (size_t i = from; i < p->n_ops; i++)
+		if (op_adds(&p->ops[i]) && p->ops[i].kind != IBH_OP_ADOPT)
+			record_forget(&e->record, &p->ops[i].rec);
+}
+
+static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, bool quiet_gone)
+{
+	const struct ibh_plan *p = &v->plan;
+	const char *name = v->name;
 	enum ibh_result res = IBH_OK;
 	bool changed = false;
 	char line[256], why[320];
@@ -747,8 +777,7 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 		r = execute(e, op, why, sizeof(why));
 		plan_describe_op(line, sizeof(line), name, op);
 		if (r < 0 && (r == -ENODEV || r == -ENXIO || link_gone(e, op))) {
-			if (op_adds(op))
-				record_forget(&e->record, &op->rec);
+			forget_unsent(e, p, i);
 			log_notice(
 				"%s: interface disappeared while ib-hook ran; the next run takes "
 				"back what it installed for it",
@@ -773,9 +802,17 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 			record_forget(&e->record, &op->rec);
 			continue;
 		}
+		if (r < 0 && !why[0] && world_moved(r) && v->ifindex > 0 &&
+		    v->attempt + 1 < PASS_TRIES) {
+			forget_unsent(e, p, i);
+			log_full(LOG_DEBUG, r,
+				 "%s: %s: %m; %s changed meanwhile, observing it again", op->ifname,
+				 line, op->ifname);
+			v->raced = true;
+			break;
+		}
 		if (r < 0) {
-			if (op_adds(op))
-				record_forget(&e->record, &op->rec);
+			forget_unsent(e, p, i);
 			if (why[0])
 				log_error("%s: failed: %s: %s", op->ifname, line, why);
 			else
@@ -825,7 +862,7 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 static enum ibh_result change(struct ibh_engine *e, struct pending *v, size_t n, bool quiet_gone)
 {
 	enum ibh_result res = IBH_OK, one;
-	bool recorded = false;
+	bool recorded = false, raced = false;
 	sigset_t all, old;
 	int r = 0;
 
@@ -842,10 +879,14 @@ static enum ibh_result change(struct ibh_engine *e, struct pending *v, size_t n,
 	sigprocmask(SIG_BLOCK, &all, &old);
 	for (size_t i = 0; i < n; i++) {
 		log_context(v[i].name[0] ? v[i].name : NULL, v[i].action, v[i].table);
-		one = execute_plan(e, v[i].name, &v[i].plan, quiet_gone);
+		one = execute_plan(e, &v[i], quiet_gone);
 		if (one > res)
 			res = one;
+		raced |= v[i].raced;
 	}
+	/* signals are let in before the next try: the record loses the refused adds first */
+	if (raced && save_record(e) >= 0)
+		e->record_dirty = false;
 	log_context(NULL, NULL, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return res;
@@ -875,6 +916,39 @@ static int ensure_report(struct ibh_engine *e, const struct ibh_request *req)
 	return report_new(req->out, req->json, req->mode == IBH_MODE_STATUS, &e->rep);
 }
 
+static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link *link,
+				    const struct ibh_request *req, struct pending *defer,
+				    unsigned int attempt);
+
+/* the kernel as it is now: what this pass read of rules, addresses and links is old */
+static void observe_again(struct ibh_engine *e)
+{
+	e->rules_valid = false;
+	e->addrs_valid = false;
+	e->links_valid = false;
+	e->n_asked = 0;
+}
+
+/* v's link changed while its plan was applied: plan it again, as it is now */
+static enum ibh_result run_again(struct ibh_engine *e, const struct pending *v,
+				 const struct ibh_request *req)
+{
+	struct ibh_link link;
+	int r;
+
+	observe_again(e);
+	r = link_by_index(e, v->ifindex, &link);
+	/* gone or renamed: the leftovers' pass takes back what it installed */
+	if (r == -ENODEV || (r == 0 && strcmp(link.name, v->name) != 0) ||
+	    (r == 0 && !link_is_managed(e->config, &link)))
+		return IBH_OK;
+	if (r < 0) {
+		log_error_errno(r, "%s: cannot read the link: %m%s", v->name, errno_hint(r));
+		return IBH_FAILED;
+	}
+	return run_link_try(e, &link, req, NULL, v->attempt + 1);
+}
+
 /*
  * observe, plan, and report or apply for one link. With defer, a plan that
  * changes something is handed out instead of executed (--all executes them
@@ -882,6 +956,13 @@ static int ensure_report(struct ibh_engine *e, const struct ibh_request *req)
  */
 static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *link,
 				const struct ibh_request *req, struct pending *defer)
+{
+	return run_link_try(e, link, req, defer, 0);
+}
+
+static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link *link,
+				    const struct ibh_request *req, struct pending *defer,
+				    unsigned int attempt)
 {
 	struct ibh_observed o;
 	struct ibh_plan p = {};
@@ -935,14 +1016,21 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 	if (req->mode == IBH_MODE_DRY_RUN)
 		report_plan(e->rep, link->name, &p);
 	else if (p.n_ops) {
-		struct pending one = { .action = action_name(action), .table = o.table, .plan = p };
+		struct pending one = { .ifindex = link->ifindex,
+				       .action = action_name(action),
+				       .table = o.table,
+				       .plan = p,
+				       .attempt = attempt };
 
 		snprintf(one.name, sizeof(one.name), "%s", link->name);
 		if (defer) {
 			*defer = one;
 			memset(&p, 0, sizeof(p));
-		} else
+		} else {
 			res = change(e, &one, 1, false);
+			if (one.raced)
+				res = run_again(e, &one, req);
+		}
 	}
 cleanup:
 	plan_clear(&p);
@@ -1153,6 +1241,13 @@ static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request 
 	}
 	if (n_pending) {
 		one = change(e, pending, n_pending, false);
+		if (one > res)
+			res = one;
+	}
+	for (size_t i = 0; i < n_pending; i++) {
+		if (!pending[i].raced)
+			continue;
+		one = run_again(e, &pending[i], req);
 		if (one > res)
 			res = one;
 	}

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ib-hook-test: ib-hook with a seam between its plan and the kernel, for the
+ * tests of a world that moves under a pass (issue 25). It is linked with
+ * -Wl,--wrap for the four requests that change rules and routes, so the
+ * program ib-hook itself carries no trace of it; it is never installed.
+ *
+ * IB_HOOK_TEST_SEAM=CMD runs "sh -c CMD seam N KIND TABLE" before each such
+ * request: N counts them from 1 in this process, KIND is route-add,
+ * route-del, rule-add or rule-del, TABLE the request's table. CMD may change
+ * the namespace (remove the address the plan has just seen); an exit status
+ * other than 0 is the errno the request then fails with, without reaching
+ * the kernel.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "model.h"
+#include "netlink.h"
+
+int __real_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
+int __real_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
+int __real_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
+int __real_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+int __wrap_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
+int __wrap_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
+int __wrap_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
+int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+
+/* 0, or the negative errno the request is to fail with */
+static int seam(const char *kind, uint32_t table)
+{
+	static unsigned int calls;
+	const char *cmd = getenv("IB_HOOK_TEST_SEAM");
+	char n[16], t[16];
+	int status;
+	pid_t pid;
+
+	if (!cmd)
+		return 0;
+	snprintf(n, sizeof(n), "%u", ++calls);
+	snprintf(t, sizeof(t), "%u", table);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", cmd, "seam", n, kind, t, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (!WIFEXITED(status))
+		return -EIO;
+	return -WEXITSTATUS(status);
+}
+
+int __wrap_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r)
+{
+	int e = seam("route-add", r->table);
+
+	return e < 0 ? e : __real_netlink_route_add(n, r);
+}
+
+int __wrap_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r)
+{
+	int e = seam("route-del", r->table);
+
+	return e < 0 ? e : __real_netlink_route_del(n, r);
+}
+
+int __wrap_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r)
+{
+	int e = seam("rule-add", r->table);
+
+	return e < 0 ? e : __real_netlink_rule_add(n, r);
+}
+
+int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
+{
+	int e = seam("rule-del", r->table);
+
+	return e < 0 ? e : __real_netlink_rule_del(n, r);
+}
