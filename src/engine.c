@@ -889,8 +889,13 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 		goto cleanup;
 	}
 	if (p.refused) {
-		log_error_errno(p.refused, "%s: refusing to %s table %u: %s", link->name,
-				action_name(action), o.table, p.why);
+		char table[24] = "";
+
+		/* without a table, the reason names the reserved one TableBase gave */
+		if (o.table)
+			snprintf(table, sizeof(table), " table %u", o.table);
+		log_error_errno(p.refused, "%s: refusing to %s%s: %s", link->name,
+				action_name(action), table, p.why);
 		res = IBH_FAILED;
 		goto cleanup;
 	}
