@@ -35,6 +35,22 @@ check "  names the sysctls in words" grep -q "sysctl: arp_ignore=2 arp_announce=
 expect_rc "--dry-run after apply" 0 ibh st "${C[@]}" --dry-run --all
 expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
 
+# conf/all overriding a wanted value is nothing apply can repair: a warning,
+# not drift (issue 20, item 7)
+nsx st sysctl -qw net.ipv4.conf.all.arp_ignore=8
+expect_rc "all.arp_ignore=8: apply" 0 ibh st "${C[@]}" --all
+expect_eq "  has nothing to do" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
+expect_rc "  --dry-run" 0 ibh st "${C[@]}" --dry-run --all
+expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
+expect_rc "  --status agrees: ok" 0 ibh st "${C[@]}" --status
+check "  ok for both" test "$(grep -c 'verdict: ok' "$T_DIR/out")" = 2
+check "  warns for both" test "$(grep -c '^  warning: net.ipv4.conf.all.arp_ignore=8 overrides arp_ignore=2$' "$T_DIR/out")" = 2
+ibh st "${C[@]}" --status --json >"$T_DIR/json"
+check "  --json is valid" valid status <"$T_DIR/json"
+expect_eq "  --json: ok, with the warning" "ok ok net.ipv4.conf.all.arp_ignore=8 overrides arp_ignore=2 True" \
+	"$(jq_ '" ".join([i["verdict"] for i in d["interfaces"]] + [d["interfaces"][0]["warnings"][0], str(d["ok"])])' <"$T_DIR/json")"
+nsx st sysctl -qw net.ipv4.conf.all.arp_ignore=0
+
 # a port that is down is no drift: monitoring must not page for an unplugged cable
 ip -n "$m" link set ib1 down
 expect_rc "ib1 down: --status" 0 ibh st "${C[@]}" --status
