@@ -139,18 +139,23 @@ static bool all_overrides(const struct ibh_config *c, const struct ibh_observed 
 	       eff != c->sysctl[k] && o->sysctl[k] == c->sysctl[k];
 }
 
-static enum ibh_verdict verdict_of(const struct ibh_config *c, const struct ibh_observed *o,
-				   const struct ibh_plan *p, bool ipv4)
+static void override_text(char *buf, size_t size, const struct ibh_config *c,
+			  const struct ibh_observed *o, int k)
+{
+	snprintf(buf, size, "net.ipv4.conf.all.%s=%d overrides %s=%d",
+		 sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k], sysctl_name((enum ibh_sysctl)k),
+		 c->sysctl[k]);
+}
+
+static enum ibh_verdict verdict_of(const struct ibh_observed *o, const struct ibh_plan *p)
 {
 	if (!o->link.up)
 		return IBH_VERDICT_DOWN;
 	if (p->refused)
 		return IBH_VERDICT_REFUSED;
+	/* conf/all overriding a value is a warning: apply cannot change it, so it is no drift */
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (plan_op_is_drift(&p->ops[i]))
-			return IBH_VERDICT_DRIFT;
-	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++)
-		if (all_overrides(c, o, k))
 			return IBH_VERDICT_DRIFT;
 	return IBH_VERDICT_OK;
 }
@@ -174,7 +179,7 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			bool ipv4)
 {
 	FILE *f = r->out;
-	char a[64], b[64], cmd[512];
+	char a[64], b[64], cmd[512], warning[128];
 	size_t managed = 0;
 	const struct ibh_rdma_port *rdma;
 
@@ -225,10 +230,10 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		}
 		fputc('\n', f);
 		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
-			if (all_overrides(c, o, k))
-				fprintf(f, "  warning: net.ipv4.conf.all.%s=%d overrides %s=%d\n",
-					sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k],
-					sysctl_name((enum ibh_sysctl)k), c->sysctl[k]);
+			if (all_overrides(c, o, k)) {
+				override_text(warning, sizeof(warning), c, o, k);
+				fprintf(f, "  warning: %s\n", warning);
+			}
 	}
 	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
 		if (!plan_op_is_drift(&p->ops[i]))
@@ -336,13 +341,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 				n++;
 				first_op = i;
 			}
-		if (n) {
-			op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
-			snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd,
-				 n > 1 ? "; ..." : "");
-		} else {
-			snprintf(why, sizeof(why), "net.ipv4.conf.all overrides a wanted sysctl");
-		}
+		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
+		snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
 		json_string(f, why);
 	} else if (v == IBH_VERDICT_DOWN) {
 		json_string(f, "the link is down: nothing is expected");
@@ -360,6 +360,17 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		json_string(f, cmd);
 		first = false;
 	}
+	fprintf(f, "],\"warnings\":[");
+	first = true;
+	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++) {
+		if (!all_overrides(c, o, k))
+			continue;
+		override_text(cmd, sizeof(cmd), c, o, k);
+		if (!first)
+			fputc(',', f);
+		json_string(f, cmd);
+		first = false;
+	}
 	fprintf(f, "]}");
 }
 
@@ -371,7 +382,7 @@ enum ibh_verdict report_status(struct ibh_report *r, const struct ibh_config *c,
 
 	for (size_t i = 0; i < o->n_addrs; i++)
 		ipv4 |= o->addrs[i].ip.family == AF_INET;
-	v = verdict_of(c, o, p, ipv4);
+	v = verdict_of(o, p);
 	r->count[v]++;
 	if (r->json) {
 		next(r);
