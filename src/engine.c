@@ -1046,6 +1046,26 @@ static bool leftovers_uncover(const struct ibh_engine *e, const struct ibh_reque
 	       e->config->main_route == IBH_MAIN_DELETE && e->changes != changes_before;
 }
 
+enum ibh_result engine_find_links(struct ibh_engine *e, const char *const *ifnames, size_t n)
+{
+	enum ibh_result res = IBH_OK;
+	struct ibh_link link;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = link_by_name(e, ifnames[i], &link);
+
+		if (r == -ENODEV) {
+			log_error("interface '%s' not found", ifnames[i]);
+			res = IBH_USAGE;
+		} else if (r < 0) {
+			log_error_errno(r, "%s: cannot read the link: %m%s", ifnames[i],
+					errno_hint(r));
+			return IBH_FAILED;
+		}
+	}
+	return res;
+}
+
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req)
 {
 	enum ibh_result res = IBH_OK, left;
