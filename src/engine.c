@@ -52,6 +52,8 @@ struct ibh_engine {
 	bool record_loaded;
 	bool record_dirty; /* forgotten entries not yet written */
 	char *record_file; /* the file's text as last read or written; NULL: unknown */
+	/* the warning that it is damaged was given, since engine_invalidate() */
+	bool record_damage_said;
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
@@ -149,15 +151,19 @@ void engine_free(struct ibh_engine *e)
 
 static int load_record(struct ibh_engine *e)
 {
+	char why[96];
 	int r;
 
 	if (e->record_loaded)
 		return 0;
 	record_clear(&e->record);
-	r = record_load(e->record_path, &e->record);
+	r = record_load(e->record_path, &e->record, why, sizeof(why));
 	if (r == -EINVAL) {
 		/* never guess from a damaged record: treat it as absent, which adopts nothing foreign */
-		log_warning("'%s' is damaged; reading it as absent", e->record_path);
+		if (!e->record_damage_said)
+			log_warning("'%s' %s: damaged, read as absent", e->record_path, why);
+		/* once per run, also when a failed write makes it read again */
+		e->record_damage_said = true;
 		record_clear(&e->record);
 		r = 0;
 	}
@@ -203,6 +209,7 @@ void engine_invalidate(struct ibh_engine *e)
 	e->links_valid = false;
 	e->n_asked = 0;
 	e->record_loaded = false;
+	e->record_damage_said = false;
 	e->leftovers_done = false;
 	record_clear(&e->record);
 }
