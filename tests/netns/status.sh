@@ -96,4 +96,38 @@ check "  and what the selection was" grep -qx "no managed interface: no link mat
 ibh st --config "$T_DIR/none.conf" --status --json >"$T_DIR/json"
 check "  --json is valid" valid status <"$T_DIR/json"
 expect_rc "--json without --status or --dry-run" 2 ibh st "${C[@]}" --json --all
+
+# names that are not UTF-8 (Linux allows any byte but '/', ':', blanks):
+# every document stays valid UTF-8 and gives the bytes back (issue 20, item 9)
+ns_new raw
+r=$(ns raw)
+ip -n "$r" link add $'ib\xff' type veth peer name pa || exit 1
+ip -n "$r" link add $'ib\xc3\xbf' type veth peer name pb || exit 1
+for i in $'ib\xff' $'ib\xc3\xbf'; do
+	ip -n "$r" link set "$i" up
+done
+addr raw $'ib\xff' 172.16.34.1/16
+addr raw $'ib\xc3\xbf' 172.16.34.2/16
+printf '[Match]\nName=ib*\n' | conf $'raw\xff'
+R=(--config "$T_DIR/raw"$'\xff'".conf")
+# names NAME...: the names of the document on stdin as Python's bytes, sorted
+names() {
+	python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print(sorted(eval(sys.argv[1]).encode("utf-8", "surrogateescape") for i in d[sys.argv[2]]))' "$@"
+}
+expect_rc "names with a byte 0xff: --status --json" 1 ibh raw "${R[@]}" --status --json
+cp "$T_DIR/out" "$T_DIR/json"
+check "  is valid UTF-8 and valid against the schema" valid status <"$T_DIR/json"
+expect_eq "  gives back both names, byte for byte" "[b'ib\\xc3\\xbf', b'ib\\xff']" \
+	"$(names 'i["name"]' interfaces <"$T_DIR/json")"
+expect_eq "  and the config file's name" "[b'$T_DIR/raw\\xff.conf']" \
+	"$(names 'i' config_files <"$T_DIR/json")"
+expect_rc "  --dry-run --json" 0 ibh raw "${R[@]}" --dry-run --json --all
+cp "$T_DIR/out" "$T_DIR/json"
+check "  is valid UTF-8 and valid against the schema" valid dry-run <"$T_DIR/json"
+expect_eq "  names both interfaces, byte for byte" "[b'ib\\xc3\\xbf', b'ib\\xff']" \
+	"$(names 'i["interface"]' operations <"$T_DIR/json" | python3 -c 'import ast, sys; print(sorted(set(ast.literal_eval(sys.stdin.read()))))')"
+expect_rc "  --status (text)" 1 ibh raw "${R[@]}" --status
+check "  keeps the name's bytes, as ip(8) does" grep -q $'^ib\xff: table ' "$T_DIR/out"
 done_testing
