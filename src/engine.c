@@ -52,6 +52,8 @@ struct ibh_engine {
 	bool record_loaded;
 	bool record_dirty; /* forgotten entries not yet written */
 	char *record_file; /* the file's text as last read or written; NULL: unknown */
+	/* the warning that it is damaged was given, since engine_invalidate() */
+	bool record_damage_said;
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
@@ -149,15 +151,19 @@ void engine_free(struct ibh_engine *e)
 
 static int load_record(struct ibh_engine *e)
 {
+	char why[96];
 	int r;
 
 	if (e->record_loaded)
 		return 0;
 	record_clear(&e->record);
-	r = record_load(e->record_path, &e->record);
+	r = record_load(e->record_path, &e->record, why, sizeof(why));
 	if (r == -EINVAL) {
 		/* never guess from a damaged record: treat it as absent, which adopts nothing foreign */
-		log_warning("'%s' is damaged; reading it as absent", e->record_path);
+		if (!e->record_damage_said)
+			log_warning("'%s' %s: damaged, read as absent", e->record_path, why);
+		/* once per run, also when a failed write makes it read again */
+		e->record_damage_said = true;
 		record_clear(&e->record);
 		r = 0;
 	}
@@ -203,6 +209,7 @@ void engine_invalidate(struct ibh_engine *e)
 	e->links_valid = false;
 	e->n_asked = 0;
 	e->record_loaded = false;
+	e->record_damage_said = false;
 	e->leftovers_done = false;
 	record_clear(&e->record);
 }
@@ -1006,8 +1013,13 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 		goto cleanup;
 	}
 	if (p.refused) {
-		log_error_errno(p.refused, "%s: refusing to %s table %u: %s", link->name,
-				action_name(action), o.table, p.why);
+		char table[24] = "";
+
+		/* without a table, the reason names the reserved one TableBase gave */
+		if (o.table)
+			snprintf(table, sizeof(table), " table %u", o.table);
+		log_error_errno(p.refused, "%s: refusing to %s%s: %s", link->name,
+				action_name(action), table, p.why);
 		res = IBH_FAILED;
 		goto cleanup;
 	}
@@ -1163,6 +1175,26 @@ static bool leftovers_uncover(const struct ibh_engine *e, const struct ibh_reque
 {
 	return req->mode == IBH_MODE_CHANGE && req->action == IBH_ACTION_APPLY &&
 	       e->config->main_route == IBH_MAIN_DELETE && e->changes != changes_before;
+}
+
+enum ibh_result engine_find_links(struct ibh_engine *e, const char *const *ifnames, size_t n)
+{
+	enum ibh_result res = IBH_OK;
+	struct ibh_link link;
+
+	for (size_t i = 0; i < n; i++) {
+		int r = link_by_name(e, ifnames[i], &link);
+
+		if (r == -ENODEV) {
+			log_error("interface '%s' not found", ifnames[i]);
+			res = IBH_USAGE;
+		} else if (r < 0) {
+			log_error_errno(r, "%s: cannot read the link: %m%s", ifnames[i],
+					errno_hint(r));
+			return IBH_FAILED;
+		}
+	}
+	return res;
 }
 
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req)

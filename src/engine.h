@@ -40,6 +40,8 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret);
 void engine_free(struct ibh_engine *e);
 /* forget every cached view of the kernel and the record: a long-lived engine's next run reads anew */
 void engine_invalidate(struct ibh_engine *e);
+/* every interface asked for by name exists: else "not found" and IBH_USAGE, before any run */
+enum ibh_result engine_find_links(struct ibh_engine *e, const char *const *ifnames, size_t n);
 enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struct ibh_request *req);
 /* every managed link that exists; with none, a note on --status */
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req);

@@ -259,6 +259,12 @@ static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *
 		res = IBH_FAILED;
 		goto cleanup;
 	}
+	/* exit 2 says nothing was changed: a dispatcher's interface may be gone, that is no error */
+	if (!cli->req.hook) {
+		res = engine_find_links(engine, cli->ifaces, cli->n_ifaces);
+		if (res != IBH_OK)
+			goto cleanup;
+	}
 	if (cli->all)
 		res = engine_run_all(engine, &cli->req);
 	for (size_t i = 0; i < cli->n_ifaces; i++) {

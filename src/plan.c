@@ -828,7 +828,13 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 	if (action == IBH_ACTION_NONE)
 		goto done;
 	if (o->table == 0) {
-		refuse(&p, -ERANGE, "its table number falls on a reserved table (0, 253-255)");
+		/* only TableBase + ifindex can fall there: [Tables] entries are checked on load */
+		uint64_t t = (uint64_t)c->table_base + (uint64_t)o->link.ifindex;
+
+		refuse(&p, -ERANGE,
+		       "table %llu (TableBase %u + ifindex %d) is %s; give %s a table in [Tables]",
+		       (unsigned long long)t, c->table_base, o->link.ifindex,
+		       t > UINT32_MAX ? "above 4294967295" : "reserved (0, 253-255)", o->link.name);
 		goto done;
 	}
 	if (o->table_shared_with[0]) {

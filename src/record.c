@@ -217,35 +217,113 @@ int rec_parse(const char *line, struct ibh_rec *ret)
 	return 0;
 }
 
-int record_load(const char *path, struct ibh_record *ret)
+/* what a file that is not a regular one is, for the message */
+static const char *file_kind(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFDIR:
+		return "is a directory";
+	case S_IFIFO:
+		return "is a FIFO";
+	case S_IFLNK:
+		return "is a symbolic link";
+	case S_IFCHR:
+		return "is a character device";
+	case S_IFBLK:
+		return "is a block device";
+	case S_IFSOCK:
+		return "is a socket";
+	}
+	return "is not a regular file";
+}
+
+/*
+ * Opened so that nothing can block or be followed (a FIFO, a link to
+ * /dev/zero): apply holds the host-wide lock while it reads. Anything but a
+ * regular file of at most RECORD_MAX_BYTES is damaged, and why says what.
+ */
+static int open_record(const char *path, FILE **ret, char *why, size_t size)
+{
+	struct stat st;
+	FILE *f;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		/* ELOOP for a link, ENXIO for a socket: say what is there */
+		if (e != -ENOENT && lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			snprintf(why, size, "%s", file_kind(st.st_mode));
+			return -EINVAL;
+		}
+		return e;
+	}
+	if (fstat(fd, &st) < 0) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > RECORD_MAX_BYTES) {
+		close(fd);
+		if (S_ISREG(st.st_mode))
+			snprintf(why, size, "is larger than %d bytes", RECORD_MAX_BYTES);
+		else
+			snprintf(why, size, "%s", file_kind(st.st_mode));
+		return -EINVAL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		e = -errno;
+		close(fd);
+		return e;
+	}
+	*ret = f;
+	return 0;
+}
+
+int record_load(const char *path, struct ibh_record *ret, char *why, size_t size)
 {
 	struct ibh_record r = {};
-	char line[512];
-	FILE *f;
-	int e = 0;
+	char *line = NULL;
+	size_t cap = 0, total = 0;
+	unsigned int n = 0;
+	ssize_t len;
+	FILE *f = NULL;
+	int e;
 
-	f = fopen(path, "re");
-	if (!f) {
-		if (errno != ENOENT)
-			return -errno;
+	e = open_record(path, &f, why, size);
+	if (e == -ENOENT) {
 		*ret = r;
 		return 0;
 	}
+	if (e < 0)
+		return e;
 	r.present = true;
-	while (e == 0 && fgets(line, sizeof(line), f)) {
+	while (e == 0 && (len = getline(&line, &cap, f)) > 0) {
 		struct ibh_rec rec;
-		size_t len = strlen(line);
 
-		if (len && line[len - 1] == '\n')
+		n++;
+		total += (size_t)len;
+		/* it grew since fstat() */
+		if (total > RECORD_MAX_BYTES) {
+			snprintf(why, size, "is larger than %d bytes", RECORD_MAX_BYTES);
+			e = -EINVAL;
+			break;
+		}
+		if (line[len - 1] == '\n')
 			line[--len] = '\0';
-		if (line[0] == '#' || line[0] == '\0')
+		if (line[0] == '#' || len == 0)
 			continue;
-		e = rec_parse(line, &rec);
+		/* a NUL byte ends the text rec_parse sees: such a line is no entry either */
+		e = strlen(line) == (size_t)len ? rec_parse(line, &rec) : -EINVAL;
+		if (e == -EINVAL)
+			snprintf(why, size, "has a line that is no record entry (line %u)", n);
 		if (e == 0)
 			e = record_add(&r, &rec);
 	}
 	if (e == 0 && ferror(f))
 		e = -EIO;
+	free(line);
 	fclose(f);
 	if (e < 0) {
 		record_clear(&r);
@@ -308,7 +386,15 @@ int record_write(const char *path, const char *text)
 	}
 	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (len > RECORD_MAX_BYTES)
+		return -EFBIG;
+	/*
+	 * Whatever is left or planted under that name (a FIFO would block the
+	 * open, a link would be followed) goes: only a new regular file is written.
+	 */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
 	for (size_t off = 0; off < len && e == 0;) {

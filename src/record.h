@@ -10,11 +10,28 @@
 
 #include "model.h"
 
-/* a missing file is an empty record with present = false */
-int record_load(const char *path, struct ibh_record *ret);
+/*
+ * The largest record read or written. An entry is at most about 170 bytes
+ * (a route with two full IPv6 addresses and the largest numbers), and an
+ * address needs at most three (its rule, its prefix's table and main
+ * routes): 16 ports with 1,000 addresses each need at most about 8 MB.
+ * Twice that is no record ib-hook wrote, and reading it stays quick under
+ * the lock.
+ */
+#define RECORD_MAX_BYTES (16 * 1024 * 1024)
+
+/*
+ * A missing file is an empty record with present = false. A damaged one (not
+ * a regular file, larger than RECORD_MAX_BYTES, a line that is no entry) is
+ * -EINVAL, and why says what it is ("is a FIFO"); nothing here blocks.
+ */
+int record_load(const char *path, struct ibh_record *ret, char *why, size_t size);
 /* the file's text: the header, then one line per entry in sorted order (malloc'ed) */
 char *record_text(const struct ibh_record *r);
-/* atomically (rename): the file is either the old text or the new one */
+/*
+ * Atomically (rename): the file is either the old text or the new one,
+ * whatever was planted there; -EFBIG for a text larger than RECORD_MAX_BYTES
+ */
 int record_write(const char *path, const char *text);
 
 /* the record entry for rec's object, whatever interface it was made for */

@@ -48,18 +48,62 @@ void report_free(struct ibh_report *r)
 	free(r);
 }
 
-static void json_string(FILE *f, const char *s)
+/* the length of the valid UTF-8 sequence s starts with (RFC 3629), 0 if none */
+static size_t utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
 
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* no overlong form, no UTF-16 surrogate, nothing beyond U+10FFFF */
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * A link name, a path or a message may hold any byte: valid UTF-8 is
+ * written as it is, and a byte that is not part of it as \udcXX (U+DC80 +
+ * byte - 0x80, Python's "surrogateescape"). No valid UTF-8 gives such a code
+ * point, so the document is valid UTF-8 and every name comes back exactly.
+ */
+static void json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	fputc('"', f);
+	while (*s) {
+		size_t n = utf8_len(s);
+
+		if (n == 0)
+			fprintf(f, "\\udc%02x", *s);
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
 		else
-			fputc(ch, f);
+			fwrite(s, 1, n, f);
+		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -129,18 +173,23 @@ static bool all_overrides(const struct ibh_config *c, const struct ibh_observed 
 	       eff != c->sysctl[k] && o->sysctl[k] == c->sysctl[k];
 }
 
-static enum ibh_verdict verdict_of(const struct ibh_config *c, const struct ibh_observed *o,
-				   const struct ibh_plan *p, bool ipv4)
+static void override_text(char *buf, size_t size, const struct ibh_config *c,
+			  const struct ibh_observed *o, int k)
+{
+	snprintf(buf, size, "net.ipv4.conf.all.%s=%d overrides %s=%d",
+		 sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k], sysctl_name((enum ibh_sysctl)k),
+		 c->sysctl[k]);
+}
+
+static enum ibh_verdict verdict_of(const struct ibh_observed *o, const struct ibh_plan *p)
 {
 	if (!o->link.up)
 		return IBH_VERDICT_DOWN;
 	if (p->refused)
 		return IBH_VERDICT_REFUSED;
+	/* conf/all overriding a value is a warning: apply cannot change it, so it is no drift */
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (plan_op_is_drift(&p->ops[i]))
-			return IBH_VERDICT_DRIFT;
-	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++)
-		if (all_overrides(c, o, k))
 			return IBH_VERDICT_DRIFT;
 	return IBH_VERDICT_OK;
 }
@@ -166,7 +215,7 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			bool ipv4)
 {
 	FILE *f = r->out;
-	char a[64], b[64], cmd[512];
+	char a[64], b[64], cmd[512], warning[128];
 	size_t managed = 0;
 	const struct ibh_rdma_port *rdma;
 
@@ -217,10 +266,10 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		}
 		fputc('\n', f);
 		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
-			if (all_overrides(c, o, k))
-				fprintf(f, "  warning: net.ipv4.conf.all.%s=%d overrides %s=%d\n",
-					sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k],
-					sysctl_name((enum ibh_sysctl)k), c->sysctl[k]);
+			if (all_overrides(c, o, k)) {
+				override_text(warning, sizeof(warning), c, o, k);
+				fprintf(f, "  warning: %s\n", warning);
+			}
 	}
 	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
 		if (!plan_op_is_drift(&p->ops[i]))
@@ -327,13 +376,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 				n++;
 				first_op = i;
 			}
-		if (n) {
-			op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
-			snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd,
-				 n > 1 ? "; ..." : "");
-		} else {
-			snprintf(why, sizeof(why), "net.ipv4.conf.all overrides a wanted sysctl");
-		}
+		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
+		snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
 		json_string(f, why);
 	} else if (v == IBH_VERDICT_DOWN) {
 		json_string(f, "the link is down: nothing is expected");
@@ -351,6 +395,17 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		json_string(f, cmd);
 		first = false;
 	}
+	fprintf(f, "],\"warnings\":[");
+	first = true;
+	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++) {
+		if (!all_overrides(c, o, k))
+			continue;
+		override_text(cmd, sizeof(cmd), c, o, k);
+		if (!first)
+			fputc(',', f);
+		json_string(f, cmd);
+		first = false;
+	}
 	fprintf(f, "]}");
 }
 
@@ -362,7 +417,7 @@ enum ibh_verdict report_status(struct ibh_report *r, const struct ibh_config *c,
 
 	for (size_t i = 0; i < o->n_addrs; i++)
 		ipv4 |= o->addrs[i].ip.family == AF_INET;
-	v = verdict_of(c, o, p, ipv4);
+	v = verdict_of(o, p);
 	r->count[v]++;
 	if (r->json) {
 		next(r);

@@ -53,7 +53,8 @@ schema = json.load(open(sys.argv[1]))
 if len(sys.argv) > 2:
     schema = next(s for s in schema["oneOf"] if s["title"] == sys.argv[2])
 try:
-    doc = json.load(sys.stdin)
+    # strictly UTF-8, whatever the locale makes of stdin
+    doc = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     check(doc, schema, "$")
 except (ValueError, json.JSONDecodeError) as e:
     print(f"invalid: {e}", file=sys.stderr)

@@ -74,6 +74,32 @@ check "  prints it" grep -Eq "^ib-hook [0-9]+\.[0-9]+" "$T_DIR/out"
 
 expect_rc "unknown interface by hand" 2 ibh mem --config "$T_DIR/default.conf" --iface ib7
 expect_eq "  message" "ib-hook: interface 'ib7' not found" "$(cat "$T_DIR/err")"
+# every named interface is checked before anything is changed or printed:
+# exit 2 means nothing was changed (issue 20, item 8). restore undoes what a
+# failing check may have changed, so that each check stands on its own.
+restore() {
+	ibh mem --config "$T_DIR/default.conf" --remove --all >/dev/null 2>&1
+	for i in ib0 ib1; do
+		nsx mem sysctl -qw "net.ipv4.conf.$i.arp_ignore=0" "net.ipv4.conf.$i.arp_announce=0"
+	done
+}
+for first in "--iface ib1 --iface ib7" "--iface ib7 --iface ib1"; do
+	for mode in "" --dry-run --status "--status --json" --remove; do
+		# shellcheck disable=SC2086
+		expect_rc "$mode $first (ib7 missing)" 2 ibh mem --config "$T_DIR/default.conf" $mode $first
+		expect_eq "  one line naming it, nothing on stdout" "ib-hook: interface 'ib7' not found" \
+			"$(cat "$T_DIR/err" "$T_DIR/out")"
+		unchanged
+		restore
+	done
+done
+ibh mem --config "$T_DIR/default.conf" --iface ib1 2>/dev/null
+applied=$(state mem)
+expect_rc "--remove --iface ib1 --iface ib7 after apply" 2 \
+	ibh mem --config "$T_DIR/default.conf" --remove --iface ib1 --iface ib7
+expect_eq "  removed nothing" "$applied" "$(state mem)"
+restore
+unchanged
 expect_rc "unknown interface from a dispatcher: nothing to do" 0 \
 	hook mem "$T_DIR/default.conf" IFACE=ib7 STATE=routable
 expect_eq "  silently" "" "$(cat "$T_DIR/err" "$T_DIR/out")"

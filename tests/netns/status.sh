@@ -35,6 +35,22 @@ check "  names the sysctls in words" grep -q "sysctl: arp_ignore=2 arp_announce=
 expect_rc "--dry-run after apply" 0 ibh st "${C[@]}" --dry-run --all
 expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
 
+# conf/all overriding a wanted value is nothing apply can repair: a warning,
+# not drift (issue 20, item 7)
+nsx st sysctl -qw net.ipv4.conf.all.arp_ignore=8
+expect_rc "all.arp_ignore=8: apply" 0 ibh st "${C[@]}" --all
+expect_eq "  has nothing to do" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
+expect_rc "  --dry-run" 0 ibh st "${C[@]}" --dry-run --all
+expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
+expect_rc "  --status agrees: ok" 0 ibh st "${C[@]}" --status
+check "  ok for both" test "$(grep -c 'verdict: ok' "$T_DIR/out")" = 2
+check "  warns for both" test "$(grep -c '^  warning: net.ipv4.conf.all.arp_ignore=8 overrides arp_ignore=2$' "$T_DIR/out")" = 2
+ibh st "${C[@]}" --status --json >"$T_DIR/json"
+check "  --json is valid" valid status <"$T_DIR/json"
+expect_eq "  --json: ok, with the warning" "ok ok net.ipv4.conf.all.arp_ignore=8 overrides arp_ignore=2 True" \
+	"$(jq_ '" ".join([i["verdict"] for i in d["interfaces"]] + [d["interfaces"][0]["warnings"][0], str(d["ok"])])' <"$T_DIR/json")"
+nsx st sysctl -qw net.ipv4.conf.all.arp_ignore=0
+
 # a port that is down is no drift: monitoring must not page for an unplugged cable
 ip -n "$m" link set ib1 down
 expect_rc "ib1 down: --status" 0 ibh st "${C[@]}" --status
@@ -80,4 +96,38 @@ check "  and what the selection was" grep -qx "no managed interface: no link mat
 ibh st --config "$T_DIR/none.conf" --status --json >"$T_DIR/json"
 check "  --json is valid" valid status <"$T_DIR/json"
 expect_rc "--json without --status or --dry-run" 2 ibh st "${C[@]}" --json --all
+
+# names that are not UTF-8 (Linux allows any byte but '/', ':', blanks):
+# every document stays valid UTF-8 and gives the bytes back (issue 20, item 9)
+ns_new raw
+r=$(ns raw)
+ip -n "$r" link add $'ib\xff' type veth peer name pa || exit 1
+ip -n "$r" link add $'ib\xc3\xbf' type veth peer name pb || exit 1
+for i in $'ib\xff' $'ib\xc3\xbf'; do
+	ip -n "$r" link set "$i" up
+done
+addr raw $'ib\xff' 172.16.34.1/16
+addr raw $'ib\xc3\xbf' 172.16.34.2/16
+printf '[Match]\nName=ib*\n' | conf $'raw\xff'
+R=(--config "$T_DIR/raw"$'\xff'".conf")
+# names NAME...: the names of the document on stdin as Python's bytes, sorted
+names() {
+	python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print(sorted(eval(sys.argv[1]).encode("utf-8", "surrogateescape") for i in d[sys.argv[2]]))' "$@"
+}
+expect_rc "names with a byte 0xff: --status --json" 1 ibh raw "${R[@]}" --status --json
+cp "$T_DIR/out" "$T_DIR/json"
+check "  is valid UTF-8 and valid against the schema" valid status <"$T_DIR/json"
+expect_eq "  gives back both names, byte for byte" "[b'ib\\xc3\\xbf', b'ib\\xff']" \
+	"$(names 'i["name"]' interfaces <"$T_DIR/json")"
+expect_eq "  and the config file's name" "[b'$T_DIR/raw\\xff.conf']" \
+	"$(names 'i' config_files <"$T_DIR/json")"
+expect_rc "  --dry-run --json" 0 ibh raw "${R[@]}" --dry-run --json --all
+cp "$T_DIR/out" "$T_DIR/json"
+check "  is valid UTF-8 and valid against the schema" valid dry-run <"$T_DIR/json"
+expect_eq "  names both interfaces, byte for byte" "[b'ib\\xc3\\xbf', b'ib\\xff']" \
+	"$(names 'i["interface"]' operations <"$T_DIR/json" | python3 -c 'import ast, sys; print(sorted(set(ast.literal_eval(sys.stdin.read()))))')"
+expect_rc "  --status (text)" 1 ibh raw "${R[@]}" --status
+check "  keeps the name's bytes, as ip(8) does" grep -q $'^ib\xff: table ' "$T_DIR/out"
 done_testing

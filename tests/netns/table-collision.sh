@@ -27,4 +27,19 @@ expect_eq "nothing changed" "$before" "$(state mem; sysctls mem ib1)"
 expect_rc "--status reports it" 1 ibh mem --config "$T_DIR/collide.conf" --status --iface ib1
 check "  as refused" grep -q "refused: table 500 holds route 10.5.0.0/16 dev pib0 proto boot that ib-hook did not install" "$T_DIR/out"
 expect_rc "ib0 with its own table still works" 0 ibh mem --config "$T_DIR/collide.conf" --iface ib0
+
+# TableBase + ifindex landing on a reserved table: the message names the
+# table that was computed, not 0
+idx1=$(ip -n "$m" -o link show ib1 | cut -d: -f1)
+# ib0 keeps the table it has, so that nothing of it becomes a leftover
+printf '[Match]\nName=ib0 ib1\n[Routing]\nTableBase=%s\n[Tables]\nib0=%s\n' \
+	$((255 - idx1)) "$(table_of mem ib0)" | conf reserved
+before=$(state mem; sysctls mem ib1)
+expect_rc "apply when TableBase + ifindex is 255" 1 ibh mem --config "$T_DIR/reserved.conf" --iface ib1
+expect_eq "  one line naming table 255 and how it came about" \
+	"ib-hook: ib1: refusing to apply: table 255 (TableBase $((255 - idx1)) + ifindex $idx1) is reserved (0, 253-255); give ib1 a table in [Tables]" \
+	"$(cat "$T_DIR/err")"
+expect_eq "  nothing changed" "$before" "$(state mem; sysctls mem ib1)"
+expect_rc "--status reports it" 1 ibh mem --config "$T_DIR/reserved.conf" --status --iface ib1
+check "  as refused, naming table 255" grep -q "verdict: refused: table 255 (TableBase" "$T_DIR/out"
 done_testing

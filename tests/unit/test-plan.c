@@ -631,9 +631,18 @@ static void test_reserved_table(void **state)
 {
 	struct fixture *f = *state;
 
-	f->o.table = 0;
+	/* TableBase 251 + ifindex 4 is main: the refusal names 255, not 0 */
+	f->c.table_base = 251;
+	f->o.table = config_table(&f->c, "ib1", IB1);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
 	assert_int_equal(f->p.refused, -ERANGE);
+	assert_string_equal(f->p.why, "table 255 (TableBase 251 + ifindex 4) is reserved (0, "
+				      "253-255); give ib1 a table in [Tables]");
+	f->c.table_base = UINT32_MAX;
+	f->o.table = config_table(&f->c, "ib1", IB1);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_string_equal(f->p.why, "table 4294967299 (TableBase 4294967295 + ifindex 4) is "
+				      "above 4294967295; give ib1 a table in [Tables]");
 }
 
 static void test_record_lines(void **state)

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The record file (issue 20, item 5): only a regular file of bounded size is
+ * read, anything else is damaged with one phrase that says what it is, and
+ * nothing blocks. A FIFO or a link planted where the record or its
+ * temporary file goes is never opened for writing or followed. A hang is
+ * turned into a failure by alarm(2).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "record.h"
+
+#define LINE "rule ib1 4 172.16.34.2/32 1004 1000\n"
+
+struct fixture {
+	char dir[64], path[96], tmp[128], other[96];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/ib-hook-test-record.XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/netns-c1", f->dir);
+	/* the temporary file record_write uses */
+	snprintf(f->tmp, sizeof(f->tmp), "%s.%d.tmp", f->path, (int)getpid());
+	snprintf(f->other, sizeof(f->other), "%s/other", f->dir);
+	alarm(5);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	alarm(0);
+	unlink(f->tmp);
+	unlink(f->other);
+	unlink(f->path);
+	rmdir(f->path);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *out = fopen(path, "we");
+
+	assert_non_null(out);
+	fputs(text, out);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* record_load's answer for the file at f->path, and what it said */
+static int load(struct fixture *f, char *why, size_t size)
+{
+	struct ibh_record r = {};
+	int e;
+
+	why[0] = '\0';
+	e = record_load(f->path, &r, why, size);
+	if (e == 0)
+		assert_true(r.present);
+	record_clear(&r);
+	return e;
+}
+
+static void test_load_regular(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_record r = {};
+	char why[128];
+
+	assert_int_equal(record_load(f->path, &r, why, sizeof(why)), 0);
+	assert_false(r.present);
+	write_text(f->path, "# ib-hook record 1\n" LINE);
+	assert_int_equal(record_load(f->path, &r, why, sizeof(why)), 0);
+	assert_true(r.present);
+	assert_int_equal(r.n, 1);
+	record_clear(&r);
+	write_text(f->path, "# ib-hook record 1\n" LINE "rule ib1\n");
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "has a line that is no record entry (line 3)");
+}
+
+static void test_load_not_regular(void **state)
+{
+	struct fixture *f = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char why[128];
+	int fd;
+
+	assert_int_equal(mkdir(f->path, 0755), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a directory");
+	assert_int_equal(rmdir(f->path), 0);
+
+	assert_int_equal(mkfifo(f->path, 0644), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a FIFO");
+	assert_int_equal(unlink(f->path), 0);
+
+	/* not followed, so never read for ever */
+	assert_int_equal(symlink("/dev/zero", f->path), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a symbolic link");
+	assert_int_equal(unlink(f->path), 0);
+
+	/* even to a sound record */
+	write_text(f->other, LINE);
+	assert_int_equal(symlink(f->other, f->path), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a symbolic link");
+	assert_int_equal(unlink(f->path), 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is a socket");
+	close(fd);
+	assert_int_equal(unlink(f->path), 0);
+}
+
+static void test_load_too_large(void **state)
+{
+	struct fixture *f = *state;
+	char why[128];
+	int fd;
+
+	/* the bound itself is fine, one byte more is not */
+	write_text(f->path, LINE);
+	assert_int_equal(truncate(f->path, RECORD_MAX_BYTES), 0);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "has a line that is no record entry (line 2)");
+	fd = open(f->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "is larger than 16777216 bytes");
+}
+
+static void test_write_planted(void **state)
+{
+	struct fixture *f = *state;
+	char buf[64] = "";
+	struct stat st;
+	FILE *in;
+
+	/* a FIFO where the temporary file goes: no blocking open, the record is written */
+	assert_int_equal(mkfifo(f->tmp, 0644), 0);
+	assert_int_equal(record_write(f->path, LINE), 0);
+	assert_int_equal(lstat(f->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(lstat(f->tmp, &st), -1);
+
+	/* a link there: not followed */
+	assert_int_equal(symlink(f->other, f->tmp), 0);
+	assert_int_equal(record_write(f->path, LINE), 0);
+	assert_int_equal(lstat(f->other, &st), -1);
+
+	/* a link or a FIFO as the record: replaced, its target untouched */
+	unlink(f->path);
+	write_text(f->other, "theirs\n");
+	assert_int_equal(symlink(f->other, f->path), 0);
+	assert_int_equal(record_write(f->path, LINE), 0);
+	assert_int_equal(lstat(f->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	in = fopen(f->other, "re");
+	assert_non_null(in);
+	assert_non_null(fgets(buf, sizeof(buf), in));
+	fclose(in);
+	assert_string_equal(buf, "theirs\n");
+	unlink(f->path);
+	assert_int_equal(mkfifo(f->path, 0644), 0);
+	assert_int_equal(record_write(f->path, LINE), 0);
+	assert_int_equal(lstat(f->path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+
+	/* what the reader would refuse is not written */
+	{
+		size_t n = RECORD_MAX_BYTES + 1;
+		char *big = malloc(n + 1);
+
+		assert_non_null(big);
+		memset(big, '#', n);
+		big[n] = '\0';
+		assert_int_equal(record_write(f->path, big), -EFBIG);
+		free(big);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_load_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_not_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_too_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_planted, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
