@@ -606,6 +606,7 @@ static int execute(struct ibh_engine *e, const struct ibh_op *op, char *why, siz
 		return netlink_neigh_flush(e->nl, op->ifindex);
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
+	case IBH_OP_TRANSFER:
 		return 1;
 	case IBH_OP_IPOIB_MODE:
 		r = netdev_attr_write(op->ifname, "mode", ipoib_mode_name(op->mode));
@@ -635,7 +636,8 @@ static bool link_gone(struct ibh_engine *e, const struct ibh_op *op)
 static bool op_adds(const struct ibh_op *op)
 {
 	return op->kind == IBH_OP_ROUTE_ADD || op->kind == IBH_OP_RULE_ADD ||
-	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT;
+	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT ||
+	       op->kind == IBH_OP_TRANSFER;
 }
 
 static bool op_takes_back(const struct ibh_op *op)
@@ -710,6 +712,16 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 		why[0] = '\0';
 		r = execute(e, op, why, sizeof(why));
 		plan_describe_op(line, sizeof(line), name, op);
+		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
+		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
+		     r == -ENETUNREACH)) {
+			/*
+			 * the link is down, lost the address or is gone (a leftover's): the
+			 * kernel makes the route itself, or has nothing to make it for
+			 */
+			record_forget(&e->record, &op->rec);
+			continue;
+		}
 		if (r < 0 && (r == -ENODEV || r == -ENXIO || link_gone(e, op))) {
 			if (op_adds(op))
 				record_forget(&e->record, &op->rec);
@@ -730,13 +742,6 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 					  sysctl_name(op->sysctl.key), op->sysctl.value);
 			continue;
 		}
-		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
-		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
-		     r == -ENETUNREACH)) {
-			/* the link is down or lost the address: the kernel makes the route itself */
-			record_forget(&e->record, &op->rec);
-			continue;
-		}
 		if (r < 0) {
 			if (op_adds(op))
 				record_forget(&e->record, &op->rec);
@@ -752,8 +757,7 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 			record_forget(&e->record, &op->rec);
 		if (r == 0)
 			continue;
-		if (op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
-		    op->kind != IBH_OP_FORGET) {
+		if (plan_op_is_drift(op)) {
 			changed = true;
 			e->changes++;
 			for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
@@ -763,11 +767,8 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 					break;
 				}
 		}
-		log_full(op->kind == IBH_OP_NEIGH_FLUSH || op->kind == IBH_OP_ADOPT ||
-					 op->kind == IBH_OP_FORGET
-				 ? LOG_DEBUG
-				 : LOG_INFO,
-			 0, "%s: %s", op->ifname, line);
+		log_full(plan_op_is_drift(op) ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
+			 line);
 	}
 	/*
 	 * What was deleted leaves the record at the end of the run (flush_record):
@@ -877,6 +878,10 @@ static enum ibh_result run_link(struct ibh_engine *e, const struct ibh_link *lin
 		return IBH_FAILED;
 	}
 	r = plan_build(e->config, &o, action, &p);
+	/* --status and --dry-run then see the leftovers that apply would see */
+	for (size_t i = 0; r >= 0 && req->mode != IBH_MODE_CHANGE && i < p.n_ops; i++)
+		if (p.ops[i].kind == IBH_OP_TRANSFER)
+			r = record_add(&e->record, &p.ops[i].rec);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot plan: %m", link->name);
 		res = IBH_FAILED;

@@ -97,6 +97,20 @@ ip -n "$m" -6 addr add 2001:db8:34::2/64 dev ib1 nodad
 expect_rc "re-created ib1 (ib1=942): --all" 0 ibh c2 --config "$T_DIR/fixed.conf" --all
 converged c2 "$T_DIR/fixed.conf" ib1 942 "re-created, --all"
 
+{ cat "$T_DIR/fixed.conf"; printf '[Routing]\nMainRoute=delete\n'; } | conf fixeddel
+host c4 "$T_DIR/fixeddel.conf"
+m=$(ns c4)
+ip -n "$m" link del ib1
+veth c4 ib1 pib1
+addr c4 ib1 172.16.34.2/16
+ip -n "$m" -6 addr add 2001:db8:34::2/64 dev ib1 nodad
+expect_rc "re-created ib1 (ib1=942, MainRoute=delete): the hook for it" 0 \
+	hook c4 "$T_DIR/fixeddel.conf" IFACE=ib1 STATE=routable
+check "  deleted no rule" sh -c "! grep -q 'deleted rule' '$T_DIR/err'"
+converged c4 "$T_DIR/fixeddel.conf" ib1 942 "re-created, MainRoute=delete"
+expect_eq "  main holds no 172.16.0.0/16 through ib1" "" \
+	"$(ip -n "$m" route show table main 172.16.0.0/16 dev ib1)"
+
 # -- a leftover nobody wants is still taken back ------------------------------
 host c3 "$T_DIR/fixed.conf"
 m=$(ns c3)
