@@ -55,7 +55,13 @@ struct ibh_engine {
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
-	unsigned long repairs; /* ... of which ib-hook's own, put back after they vanished */
+	/*
+	 * links whose state ib-hook put back since engine_invalidate(): an object
+	 * it installed that vanished, a main route it deleted that came back, a
+	 * setting changed behind its back (the watcher's back-off)
+	 */
+	int repaired[64];
+	size_t n_repaired;
 	/* links whose driver refused [IPoIB] (said once per process: the watcher lives long) */
 	int ipoib_warned[32];
 	size_t n_ipoib_warned;
@@ -204,6 +210,7 @@ void engine_invalidate(struct ibh_engine *e)
 	e->n_asked = 0;
 	e->record_loaded = false;
 	e->leftovers_done = false;
+	e->n_repaired = 0;
 	record_clear(&e->record);
 }
 
@@ -675,6 +682,31 @@ static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *re
 	return 0;
 }
 
+/*
+ * op puts back what ib-hook had made so before: an object the plan found
+ * gone from (or, for main, back in) the kernel, which it forgets and makes
+ * again; a link setting, which apply makes once and only somebody else
+ * changes afterwards
+ */
+static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
+{
+	if (op->kind == IBH_OP_SYSCTL || op->kind == IBH_OP_IPOIB_MODE || op->kind == IBH_OP_MTU)
+		return true;
+	for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
+		if (p->ops[k].kind == IBH_OP_FORGET && rec_same_object(&p->ops[k].rec, &op->rec))
+			return true;
+	return false;
+}
+
+static void note_repair(struct ibh_engine *e, int ifindex)
+{
+	for (size_t i = 0; i < e->n_repaired; i++)
+		if (e->repaired[i] == ifindex)
+			return;
+	if (e->n_repaired < sizeof(e->repaired) / sizeof(e->repaired[0]))
+		e->repaired[e->n_repaired++] = ifindex;
+}
+
 static void ipoib_refused(struct ibh_engine *e, const struct ibh_op *op, int r)
 {
 	for (size_t i = 0; i < e->n_ipoib_warned; i++)
@@ -760,12 +792,8 @@ static enum ibh_result execute_plan(struct ibh_engine *e, const char *name,
 		if (plan_op_is_drift(op)) {
 			changed = true;
 			e->changes++;
-			for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
-				if (p->ops[k].kind == IBH_OP_FORGET &&
-				    rec_same_object(&p->ops[k].rec, &op->rec)) {
-					e->repairs++;
-					break;
-				}
+			if (op_repairs(p, op))
+				note_repair(e, op->ifindex);
 		}
 		log_full(plan_op_is_drift(op) ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
 			 line);
@@ -1101,6 +1129,14 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	return left > res ? left : res;
 }
 
+static bool is_held(const struct ibh_request *req, int ifindex)
+{
+	for (size_t i = 0; i < req->n_held; i++)
+		if (req->held[i] == ifindex)
+			return true;
+	return false;
+}
+
 /* every managed link: plans first, against one view of the kernel, then the changes */
 static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request *req)
 {
@@ -1112,7 +1148,7 @@ static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request 
 	if (!pending)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	for (size_t i = 0; i < e->n_links; i++) {
-		if (!link_is_managed(e->config, &e->links[i]))
+		if (!link_is_managed(e->config, &e->links[i]) || is_held(req, e->links[i].ifindex))
 			continue;
 		one = run_link(e, &e->links[i], req, &pending[n_pending]);
 		if (pending[n_pending].plan.n_ops)
@@ -1174,9 +1210,10 @@ unsigned long engine_changes(const struct ibh_engine *e)
 	return e->changes;
 }
 
-unsigned long engine_repairs(const struct ibh_engine *e)
+size_t engine_repaired(const struct ibh_engine *e, const int **ret)
 {
-	return e->repairs;
+	*ret = e->repaired;
+	return e->n_repaired;
 }
 
 enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req)

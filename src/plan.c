@@ -625,7 +625,10 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 		if (r < 0)
 			return r;
 	}
-	/* prefix routes ib-hook took out of main and that are back, or are not to come back */
+	/*
+	 * prefix routes ib-hook took out of main and that are back (deleted again
+	 * above: a repair), or are not to come back
+	 */
 	for (size_t i = 0; o->record && i < o->record->n; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
 		bool planned = false;
@@ -636,8 +639,8 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 			planned = (p->ops[k].kind == IBH_OP_MAIN_RESTORE ||
 				   p->ops[k].kind == IBH_OP_MAIN_DEL) &&
 				  ip_equal(&p->ops[k].route.dst, &rec->route.dst);
-		if (!planned &&
-		    (action == IBH_ACTION_REMOVE || main_route_of(o, &rec->route.dst)) &&
+		if (((action == IBH_ACTION_REMOVE && !planned) ||
+		     main_route_of(o, &rec->route.dst)) &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
