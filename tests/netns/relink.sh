@@ -67,6 +67,16 @@ expect_rc "rename ib1 -> ibX: --all" 0 ibh r2 --config "$T_DIR/glob.conf" --all
 check "  deleted no rule" sh -c "! grep -q 'deleted rule' '$T_DIR/err'"
 converged r2 "$T_DIR/glob.conf" ibX "$t1" "rename, --all"
 
+# a run for another port comes first: what ibX wants is not ib0's run's to take
+host r4 "$T_DIR/glob.conf"
+t1=$(table_of r4 ib1)
+rename_ib1 r4 ibX
+expect_rc "rename ib1 -> ibX: a hook run for ib0 first" 0 hook r4 "$T_DIR/glob.conf" IFACE=ib0 STATE=routable
+check "  deleted no rule" sh -c "! grep -q 'deleted rule' '$T_DIR/err'"
+expect_rc "  then the hook for ibX" 0 hook r4 "$T_DIR/glob.conf" IFACE=ibX STATE=routable
+check "  deleted no rule" sh -c "! grep -q 'deleted rule' '$T_DIR/err'"
+converged r4 "$T_DIR/glob.conf" ibX "$t1" "rename, ib0 first"
+
 host r3 "$T_DIR/maindel.conf"
 t1=$(table_of r3 ib1)
 rename_ib1 r3 ibX
