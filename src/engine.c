@@ -948,6 +948,83 @@ cleanup:
 	return res;
 }
 
+/* plan for link as apply would, and let it take over the leftovers it wants as they are */
+static int take_over(struct ibh_engine *e, const struct ibh_link *link,
+		     const struct ibh_request *req, bool *moved)
+{
+	struct ibh_observed o;
+	struct ibh_plan p = {};
+	char line[256];
+	int r;
+
+	r = observe(e, link, IBH_ACTION_APPLY, false, &o);
+	if (r < 0)
+		return r == -ENODEV ? 0 : r;
+	r = plan_build(e->config, &o, IBH_ACTION_APPLY, &p);
+	for (size_t i = 0; r >= 0 && i < p.n_ops; i++) {
+		if (p.ops[i].kind != IBH_OP_TRANSFER)
+			continue;
+		r = record_add(&e->record, &p.ops[i].rec);
+		*moved = true;
+		if (req->mode == IBH_MODE_CHANGE) {
+			plan_describe_op(line, sizeof(line), link->name, &p.ops[i]);
+			log_debug("%s: %s", link->name, line);
+		}
+	}
+	plan_clear(&p);
+	observed_clear(&o);
+	return r;
+}
+
+/* the link of that index, once per run, if it is managed and up: it may want a leftover */
+static int offer(struct ibh_engine *e, const struct ibh_request *req, int ifindex, int *planned,
+		 size_t *n_planned, size_t max, bool *moved)
+{
+	struct ibh_link l;
+
+	for (size_t k = 0; k < *n_planned; k++)
+		if (planned[k] == ifindex)
+			return 0;
+	if (ifindex <= 0 || link_by_index(e, ifindex, &l) < 0 || !link_is_managed(e->config, &l) ||
+	    !l.up)
+		return 0;
+	if (*n_planned < max)
+		planned[(*n_planned)++] = ifindex;
+	return take_over(e, &l, req, moved);
+}
+
+/*
+ * A leftover that a managed link that is up wants as it is passes to that
+ * link, also when this run does not plan for it (a hook run for another
+ * interface): only what nobody wants is taken back.
+ */
+static int pass_on_leftovers(struct ibh_engine *e, const struct ibh_request *req)
+{
+	int planned[16];
+	size_t n_planned = 0, max = sizeof(planned) / sizeof(planned[0]);
+	bool moved = false;
+	int r = load_addrs(e);
+
+	for (size_t i = 0; r >= 0 && i < e->record.n; i++) {
+		const struct ibh_rec *rec = &e->record.recs[i];
+
+		if (!rec->leftover)
+			continue;
+		if (rec->kind == IBH_REC_ROUTE)
+			r = offer(e, req, rec->route.oif, planned, &n_planned, max, &moved);
+		/* a rule names no link: the links that have its address */
+		for (size_t j = 0; rec->kind == IBH_REC_RULE && r >= 0 && j < e->n_addrs; j++)
+			if (ip_same_address(&e->addrs[j].addr.ip, &rec->rule.src))
+				r = offer(e, req, e->addrs[j].ifindex, planned, &n_planned, max,
+					  &moved);
+	}
+	if (moved) {
+		mark_leftovers(e);
+		e->record_dirty |= req->mode == IBH_MODE_CHANGE;
+	}
+	return r;
+}
+
 /* what earlier runs and configurations installed that nothing wants now */
 static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_request *req)
 {
@@ -968,6 +1045,17 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 	mark_leftovers(e);
 	for (size_t i = 0; i < e->record.n; i++)
 		n += e->record.recs[i].leftover;
+	if (n && (req->mode == IBH_MODE_STATUS || req->action == IBH_ACTION_APPLY)) {
+		r = pass_on_leftovers(e, req);
+		if (r < 0) {
+			log_error_errno(r, "cannot plan for what earlier runs installed: %m%s",
+					errno_hint(r));
+			return IBH_FAILED;
+		}
+		n = 0;
+		for (size_t i = 0; i < e->record.n; i++)
+			n += e->record.recs[i].leftover;
+	}
 	if (n == 0)
 		return IBH_OK;
 
