@@ -506,6 +506,13 @@ static void test_main_delete_and_give_back(void **state)
 	f->o.n_main_routes = 0;
 	remember_route(f, IBH_REC_MAIN, &m, "ib1", IB1);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	/* back in main (a link bounce, another program): the record's entry is made again */
+	f->main_routes[f->o.n_main_routes++] = m;
+	dump(f, IBH_ACTION_APPLY);
+	assert_int_equal(f->p.ops[0].kind, IBH_OP_MAIN_DEL);
+	assert_int_equal(f->p.ops[1].kind, IBH_OP_FORGET);
+	assert_true(rec_same_object(&f->p.ops[0].rec, &f->p.ops[1].rec));
+	f->o.n_main_routes = 0;
 	/* remove gives main its prefix route back, so that the subnet stays reachable */
 	assert_string_equal(
 		dump(f, IBH_ACTION_REMOVE),
