@@ -57,7 +57,13 @@ struct ibh_engine {
 	bool leftovers_done;
 	struct ibh_report *rep;
 	unsigned long changes; /* kernel objects changed since the engine began */
-	unsigned long repairs; /* ... of which ib-hook's own, put back after they vanished */
+	/*
+	 * links whose state ib-hook put back since engine_invalidate(): an object
+	 * it installed that vanished, a main route it deleted that came back, a
+	 * setting changed behind its back (the watcher's back-off)
+	 */
+	int repaired[64];
+	size_t n_repaired;
 	/* links whose driver refused [IPoIB] (said once per process: the watcher lives long) */
 	int ipoib_warned[32];
 	size_t n_ipoib_warned;
@@ -211,6 +217,7 @@ void engine_invalidate(struct ibh_engine *e)
 	e->record_loaded = false;
 	e->record_damage_said = false;
 	e->leftovers_done = false;
+	e->n_repaired = 0;
 	record_clear(&e->record);
 }
 
@@ -649,6 +656,7 @@ static int execute(struct ibh_engine *e, const struct ibh_op *op, char *why, siz
 		return netlink_neigh_flush(e->nl, op->ifindex);
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
+	case IBH_OP_TRANSFER:
 		return 1;
 	case IBH_OP_IPOIB_MODE:
 		r = netdev_attr_write(op->ifname, "mode", ipoib_mode_name(op->mode));
@@ -678,7 +686,8 @@ static bool link_gone(struct ibh_engine *e, const struct ibh_op *op)
 static bool op_adds(const struct ibh_op *op)
 {
 	return op->kind == IBH_OP_ROUTE_ADD || op->kind == IBH_OP_RULE_ADD ||
-	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT;
+	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT ||
+	       op->kind == IBH_OP_TRANSFER;
 }
 
 static bool op_takes_back(const struct ibh_op *op)
@@ -728,6 +737,31 @@ static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *re
 			*recorded = true;
 		}
 	return 0;
+}
+
+/*
+ * op puts back what ib-hook had made so before: an object the plan found
+ * gone from (or, for main, back in) the kernel, which it forgets and makes
+ * again; a link setting, which apply makes once and only somebody else
+ * changes afterwards
+ */
+static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
+{
+	if (op->kind == IBH_OP_SYSCTL || op->kind == IBH_OP_IPOIB_MODE || op->kind == IBH_OP_MTU)
+		return true;
+	for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
+		if (p->ops[k].kind == IBH_OP_FORGET && rec_same_object(&p->ops[k].rec, &op->rec))
+			return true;
+	return false;
+}
+
+static void note_repair(struct ibh_engine *e, int ifindex)
+{
+	for (size_t i = 0; i < e->n_repaired; i++)
+		if (e->repaired[i] == ifindex)
+			return;
+	if (e->n_repaired < sizeof(e->repaired) / sizeof(e->repaired[0]))
+		e->repaired[e->n_repaired++] = ifindex;
 }
 
 static void ipoib_refused(struct ibh_engine *e, const struct ibh_op *op, int r)
@@ -783,6 +817,16 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 		why[0] = '\0';
 		r = execute(e, op, why, sizeof(why));
 		plan_describe_op(line, sizeof(line), name, op);
+		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
+		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
+		     r == -ENETUNREACH)) {
+			/*
+			 * the link is down, lost the address or is gone (a leftover's): the
+			 * kernel makes the route itself, or has nothing to make it for
+			 */
+			record_forget(&e->record, &op->rec);
+			continue;
+		}
 		if (r < 0 && (r == -ENODEV || r == -ENXIO || link_gone(e, op))) {
 			forget_unsent(e, p, i);
 			log_notice(
@@ -800,13 +844,6 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 			/* routing is what matters; a read-only /proc/sys (containers) must not undo it */
 			log_warning_errno(r, "%s: cannot set %s to %d: %m", op->ifname,
 					  sysctl_name(op->sysctl.key), op->sysctl.value);
-			continue;
-		}
-		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
-		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
-		     r == -ENETUNREACH)) {
-			/* the link is down or lost the address: the kernel makes the route itself */
-			record_forget(&e->record, &op->rec);
 			continue;
 		}
 		if (r < 0 && !why[0] && world_moved(r) && v->ifindex > 0 &&
@@ -832,22 +869,14 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 			record_forget(&e->record, &op->rec);
 		if (r == 0)
 			continue;
-		if (op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
-		    op->kind != IBH_OP_FORGET) {
+		if (plan_op_is_drift(op)) {
 			changed = true;
 			e->changes++;
-			for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
-				if (p->ops[k].kind == IBH_OP_FORGET &&
-				    rec_same_object(&p->ops[k].rec, &op->rec)) {
-					e->repairs++;
-					break;
-				}
+			if (op_repairs(p, op))
+				note_repair(e, op->ifindex);
 		}
-		log_full(op->kind == IBH_OP_NEIGH_FLUSH || op->kind == IBH_OP_ADOPT ||
-					 op->kind == IBH_OP_FORGET
-				 ? LOG_DEBUG
-				 : LOG_INFO,
-			 0, "%s: %s", op->ifname, line);
+		log_full(plan_op_is_drift(op) ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
+			 line);
 	}
 	/*
 	 * What was deleted leaves the record at the end of the run (flush_record):
@@ -1001,6 +1030,10 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 		return IBH_FAILED;
 	}
 	r = plan_build(e->config, &o, action, &p);
+	/* --status and --dry-run then see the leftovers that apply would see */
+	for (size_t i = 0; r >= 0 && req->mode != IBH_MODE_CHANGE && i < p.n_ops; i++)
+		if (p.ops[i].kind == IBH_OP_TRANSFER)
+			r = record_add(&e->record, &p.ops[i].rec);
 	if (r < 0) {
 		log_error_errno(r, "%s: cannot plan: %m", link->name);
 		res = IBH_FAILED;
@@ -1051,6 +1084,83 @@ cleanup:
 	return res;
 }
 
+/* plan for link as apply would, and let it take over the leftovers it wants as they are */
+static int take_over(struct ibh_engine *e, const struct ibh_link *link,
+		     const struct ibh_request *req, bool *moved)
+{
+	struct ibh_observed o;
+	struct ibh_plan p = {};
+	char line[256];
+	int r;
+
+	r = observe(e, link, IBH_ACTION_APPLY, false, &o);
+	if (r < 0)
+		return r == -ENODEV ? 0 : r;
+	r = plan_build(e->config, &o, IBH_ACTION_APPLY, &p);
+	for (size_t i = 0; r >= 0 && i < p.n_ops; i++) {
+		if (p.ops[i].kind != IBH_OP_TRANSFER)
+			continue;
+		r = record_add(&e->record, &p.ops[i].rec);
+		*moved = true;
+		if (req->mode == IBH_MODE_CHANGE) {
+			plan_describe_op(line, sizeof(line), link->name, &p.ops[i]);
+			log_debug("%s: %s", link->name, line);
+		}
+	}
+	plan_clear(&p);
+	observed_clear(&o);
+	return r;
+}
+
+/* the link of that index, once per run, if it is managed and up: it may want a leftover */
+static int offer(struct ibh_engine *e, const struct ibh_request *req, int ifindex, int *planned,
+		 size_t *n_planned, size_t max, bool *moved)
+{
+	struct ibh_link l;
+
+	for (size_t k = 0; k < *n_planned; k++)
+		if (planned[k] == ifindex)
+			return 0;
+	if (ifindex <= 0 || link_by_index(e, ifindex, &l) < 0 || !link_is_managed(e->config, &l) ||
+	    !l.up)
+		return 0;
+	if (*n_planned < max)
+		planned[(*n_planned)++] = ifindex;
+	return take_over(e, &l, req, moved);
+}
+
+/*
+ * A leftover that a managed link that is up wants as it is passes to that
+ * link, also when this run does not plan for it (a hook run for another
+ * interface): only what nobody wants is taken back.
+ */
+static int pass_on_leftovers(struct ibh_engine *e, const struct ibh_request *req)
+{
+	int planned[16];
+	size_t n_planned = 0, max = sizeof(planned) / sizeof(planned[0]);
+	bool moved = false;
+	int r = load_addrs(e);
+
+	for (size_t i = 0; r >= 0 && i < e->record.n; i++) {
+		const struct ibh_rec *rec = &e->record.recs[i];
+
+		if (!rec->leftover)
+			continue;
+		if (rec->kind == IBH_REC_ROUTE)
+			r = offer(e, req, rec->route.oif, planned, &n_planned, max, &moved);
+		/* a rule names no link: the links that have its address */
+		for (size_t j = 0; rec->kind == IBH_REC_RULE && r >= 0 && j < e->n_addrs; j++)
+			if (ip_same_address(&e->addrs[j].addr.ip, &rec->rule.src))
+				r = offer(e, req, e->addrs[j].ifindex, planned, &n_planned, max,
+					  &moved);
+	}
+	if (moved) {
+		mark_leftovers(e);
+		e->record_dirty |= req->mode == IBH_MODE_CHANGE;
+	}
+	return r;
+}
+
 /* what earlier runs and configurations installed that nothing wants now */
 static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_request *req)
 {
@@ -1071,6 +1181,17 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 	mark_leftovers(e);
 	for (size_t i = 0; i < e->record.n; i++)
 		n += e->record.recs[i].leftover;
+	if (n && (req->mode == IBH_MODE_STATUS || req->action == IBH_ACTION_APPLY)) {
+		r = pass_on_leftovers(e, req);
+		if (r < 0) {
+			log_error_errno(r, "cannot plan for what earlier runs installed: %m%s",
+					errno_hint(r));
+			return IBH_FAILED;
+		}
+		n = 0;
+		for (size_t i = 0; i < e->record.n; i++)
+			n += e->record.recs[i].leftover;
+	}
 	if (n == 0)
 		return IBH_OK;
 
@@ -1252,6 +1373,14 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	return left > res ? left : res;
 }
 
+static bool is_held(const struct ibh_request *req, int ifindex)
+{
+	for (size_t i = 0; i < req->n_held; i++)
+		if (req->held[i] == ifindex)
+			return true;
+	return false;
+}
+
 /* every managed link: plans first, against one view of the kernel, then the changes */
 static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request *req)
 {
@@ -1263,7 +1392,7 @@ static enum ibh_result run_links(struct ibh_engine *e, const struct ibh_request 
 	if (!pending)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	for (size_t i = 0; i < e->n_links; i++) {
-		if (!link_is_managed(e->config, &e->links[i]))
+		if (!link_is_managed(e->config, &e->links[i]) || is_held(req, e->links[i].ifindex))
 			continue;
 		one = run_link(e, &e->links[i], req, &pending[n_pending]);
 		if (pending[n_pending].plan.n_ops)
@@ -1332,9 +1461,10 @@ unsigned long engine_changes(const struct ibh_engine *e)
 	return e->changes;
 }
 
-unsigned long engine_repairs(const struct ibh_engine *e)
+size_t engine_repaired(const struct ibh_engine *e, const int **ret)
 {
-	return e->repairs;
+	*ret = e->repaired;
+	return e->n_repaired;
 }
 
 enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req)

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -27,6 +28,9 @@ struct ibh_request {
 	bool down_removes;
 	/* the configuration files read, one per line, for the --status summary */
 	const char *config_files;
+	/* the watcher: links that wait out a fight, which engine_run_all() leaves alone */
+	const int *held;
+	size_t n_held;
 };
 
 /* result of one interface, worst wins */
@@ -51,7 +55,7 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 uint32_t engine_port(const struct ibh_engine *e);
 /* how many kernel objects the engine changed so far */
 unsigned long engine_changes(const struct ibh_engine *e);
-/* ... of which objects it had installed, put back after they vanished */
-unsigned long engine_repairs(const struct ibh_engine *e);
+/* the links whose state the engine put back since engine_invalidate(), in *ret */
+size_t engine_repaired(const struct ibh_engine *e, const int **ret);
 /* after the runs: the --status summary or the end of the JSON document, and its verdict */
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req);

@@ -155,6 +155,11 @@ enum ibh_op_kind {
 	IBH_OP_MAIN_RESTORE,
 	IBH_OP_ADOPT,  /* an object 0.1.0 installed (no record): only the record changes */
 	IBH_OP_FORGET, /* a recorded object that is gone already: only the record changes */
+	/*
+	 * ib-hook's object, recorded for a link since deleted or renamed, exactly
+	 * as the planned link wants it: only the record changes, it is that link's now
+	 */
+	IBH_OP_TRANSFER,
 	IBH_OP_SYSCTL,
 	IBH_OP_NEIGH_FLUSH,
 	IBH_OP_IPOIB_MODE, /* /sys/class/net/X/mode */

@@ -484,6 +484,14 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 					o->table, route_text(have, buf, sizeof(buf)));
 			continue;
 		}
+		if (owner && owner->leftover && action == IBH_ACTION_APPLY &&
+		    route_wanted(c, o, have)) {
+			/* deleting it as a leftover would leave the link without it */
+			r = push_route(p, IBH_OP_TRANSFER, IBH_REC_ROUTE, have, x, o->link.ifindex);
+			if (r < 0)
+				return r;
+			continue;
+		}
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue; /* the leftovers' plan, or another link's */
 		if (action == IBH_ACTION_APPLY && route_wanted(c, o, have)) {
@@ -583,6 +591,14 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 
 		if (!owner && (link_known(o) || j < 0))
 			continue; /* not ib-hook's */
+		if (owner && owner->leftover && action == IBH_ACTION_APPLY && j >= 0 && !kept[j]) {
+			/* deleting it as a leftover would leave the link without it */
+			kept[j] = true;
+			r = push_rule(p, IBH_OP_TRANSFER, rule, x, o->link.ifindex);
+			if (r < 0)
+				goto cleanup;
+			continue;
+		}
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue;
 		if (action == IBH_ACTION_APPLY && j >= 0 && !kept[j]) {
@@ -738,7 +754,10 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 		if (r < 0)
 			return r;
 	}
-	/* prefix routes ib-hook took out of main and that are back, or are not to come back */
+	/*
+	 * prefix routes ib-hook took out of main and that are back (deleted again
+	 * above: a repair), or are not to come back
+	 */
 	for (size_t i = 0; o->record && i < o->record->n; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
 		bool planned = false;
@@ -749,7 +768,8 @@ static int plan_main(const struct ibh_config *c, const struct ibh_observed *o,
 			planned = (p->ops[k].kind == IBH_OP_MAIN_RESTORE ||
 				   p->ops[k].kind == IBH_OP_MAIN_DEL) &&
 				  ip_equal(&p->ops[k].route.dst, &rec->route.dst);
-		if (!planned && (action == IBH_ACTION_REMOVE || main_route_back(o, &rec->route)) &&
+		if (((action == IBH_ACTION_REMOVE && !planned) ||
+		     main_route_back(o, &rec->route)) &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -811,7 +831,8 @@ static bool op_changes_routing(const struct ibh_op *op)
 {
 	return op->kind != IBH_OP_SYSCTL && op->kind != IBH_OP_NEIGH_FLUSH &&
 	       op->kind != IBH_OP_ADOPT && op->kind != IBH_OP_FORGET &&
-	       op->kind != IBH_OP_IPOIB_MODE && op->kind != IBH_OP_MTU;
+	       op->kind != IBH_OP_TRANSFER && op->kind != IBH_OP_IPOIB_MODE &&
+	       op->kind != IBH_OP_MTU;
 }
 
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
@@ -979,7 +1000,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 bool plan_op_is_drift(const struct ibh_op *op)
 {
 	return op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
-	       op->kind != IBH_OP_FORGET;
+	       op->kind != IBH_OP_FORGET && op->kind != IBH_OP_TRANSFER;
 }
 
 void plan_clear(struct ibh_plan *p)
@@ -1069,6 +1090,7 @@ void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
 		break;
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
+	case IBH_OP_TRANSFER:
 		break; /* only ib-hook's record changes */
 	}
 }
@@ -1120,9 +1142,12 @@ void plan_describe_op(char *buf, size_t size, const char *ifname, const struct i
 		break;
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
+	case IBH_OP_TRANSFER:
 		what = op->kind == IBH_OP_ADOPT
 			       ? "recorded as its own (installed before the record)"
-			       : "forgot (gone from the kernel)";
+		       : op->kind == IBH_OP_FORGET ? "forgot (gone from the kernel)"
+						   : "kept (installed for a link since deleted or "
+						     "renamed, and wanted as it is)";
 		if (op->rec.kind == IBH_REC_LINK)
 			snprintf(buf, size, "%s: link %s", what, op->rec.ifname);
 		else if (op->rec.kind == IBH_REC_RULE)

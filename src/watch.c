@@ -102,7 +102,7 @@ static struct fight *fight_of(struct watch *w, int ifindex)
  * the watcher spin: after FIGHT_RUNS repairs within the window, the link waits,
  * twice as long each time, up to a minute, with one log line per episode.
  */
-static void account(struct watch *w, int ifindex, bool changed, int64_t now)
+static void account(struct watch *w, int ifindex, int64_t now)
 {
 	struct fight *f = fight_of(w, ifindex);
 	int64_t hold;
@@ -113,8 +113,6 @@ static void account(struct watch *w, int ifindex, bool changed, int64_t now)
 		f->window_start = now;
 		f->runs = 0;
 	}
-	if (!changed)
-		return;
 	if (++f->runs <= FIGHT_RUNS)
 		return;
 	hold = (int64_t)1000 << (f->runs - FIGHT_RUNS - 1 < 6 ? f->runs - FIGHT_RUNS - 1 : 6);
@@ -133,6 +131,15 @@ static int64_t held_until(struct watch *w, int ifindex)
 		if (w->fights[i].ifindex == ifindex)
 			return w->fights[i].hold_until;
 	return 0;
+}
+
+static void mark_left(struct ibh_events *left, int ifindex)
+{
+	for (size_t i = 0; i < left->n; i++)
+		if (left->ifindex[i] == ifindex)
+			return;
+	if (left->n < sizeof(left->ifindex) / sizeof(left->ifindex[0]))
+		left->ifindex[left->n++] = ifindex;
 }
 
 static void reload(struct watch *w)
@@ -177,6 +184,9 @@ static bool pass(struct watch *w)
 	};
 	struct ibh_events left = {};
 	int64_t now = now_ms();
+	int held[sizeof(w->fights) / sizeof(w->fights[0])];
+	const int *repaired;
+	size_t n;
 	int lock_fd;
 
 	/* RDMA ports come and go (rdma link add/delete, driver reloads) */
@@ -190,19 +200,28 @@ static bool pass(struct watch *w)
 		if (w->ev.overrun)
 			log_notice("notifications were lost (receive buffer full): reading "
 				   "everything");
+		/* a rule names no link: a held one is looked at again when its hold ends */
+		for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++)
+			if (w->fights[i].ifindex && w->fights[i].hold_until > now) {
+				held[req.n_held++] = w->fights[i].ifindex;
+				mark_left(&left, w->fights[i].ifindex);
+			}
+		req.held = held;
 		engine_run_all(w->engine, &req);
 	} else
 		for (size_t i = 0; i < w->ev.n; i++) {
 			int ifindex = w->ev.ifindex[i];
-			unsigned long before = engine_repairs(w->engine);
 
 			if (held_until(w, ifindex) > now) {
-				left.ifindex[left.n++] = ifindex;
+				mark_left(&left, ifindex);
 				continue;
 			}
 			engine_run_index(w->engine, ifindex, &req);
-			account(w, ifindex, engine_repairs(w->engine) != before, now);
 		}
+	/* whichever way the pass went, every repair counts towards its link's back-off */
+	n = engine_repaired(w->engine, &repaired);
+	for (size_t i = 0; i < n; i++)
+		account(w, repaired[i], now);
 	close(lock_fd);
 	w->ev = left;
 	return true;

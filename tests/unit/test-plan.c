@@ -506,6 +506,13 @@ static void test_main_delete_and_give_back(void **state)
 	f->o.n_main_routes = 0;
 	remember_route(f, IBH_REC_MAIN, &m, "ib1", IB1);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	/* back in main (a link bounce, another program): the record's entry is made again */
+	f->main_routes[f->o.n_main_routes++] = m;
+	dump(f, IBH_ACTION_APPLY);
+	assert_int_equal(f->p.ops[0].kind, IBH_OP_MAIN_DEL);
+	assert_int_equal(f->p.ops[1].kind, IBH_OP_FORGET);
+	assert_true(rec_same_object(&f->p.ops[0].rec, &f->p.ops[1].rec));
+	f->o.n_main_routes = 0;
 	/* remove gives main its prefix route back, so that the subnet stays reachable */
 	assert_string_equal(
 		dump(f, IBH_ACTION_REMOVE),
@@ -544,6 +551,40 @@ static void test_leftovers(void **state)
 		"172.16.34.2 table 5004\n"
 		"ip route append 172.16.0.0/16 dev ib9 proto kernel scope link src "
 		"172.16.34.2 table 5004\n");
+}
+
+static void test_renamed_link_keeps_its_objects(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_rule r = rule("172.16.34.2", T1, 1000);
+	struct ibh_route rt = route("172.16.0.0", 16, IB1, "172.16.34.2", T1);
+
+	/* installed for ib9, which is ib1 renamed: a leftover that ib1 wants as it is */
+	f->o.rules[f->o.n_rules++] = r;
+	f->o.routes[f->o.n_routes++] = rt;
+	remember_rule(f, &r, "ib9", IB1);
+	remember_route(f, IBH_REC_ROUTE, &rt, "ib9", IB1);
+	for (size_t i = 0; i < f->record.n; i++)
+		f->record.recs[i].leftover = f->record.recs[i].kind != IBH_REC_LINK;
+	f->o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
+	/* nothing is added, deleted or flushed: only the record changes hands */
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.n_ops, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(f->p.ops[i].kind, IBH_OP_TRANSFER);
+		assert_string_equal(f->p.ops[i].rec.ifname, "ib1");
+		assert_false(plan_op_is_drift(&f->p.ops[i]));
+	}
+	assert_int_equal(f->p.ops[0].rec.kind, IBH_REC_ROUTE);
+	assert_int_equal(f->p.ops[1].rec.kind, IBH_REC_RULE);
+	/* remove wants nothing: the leftovers' plan takes them back */
+	assert_string_equal(dump(f, IBH_ACTION_REMOVE), "");
+	assert_string_equal(
+		dump_leftovers(f),
+		"ip rule del from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip route del 172.16.0.0/16 dev ib9 proto kernel scope link src "
+		"172.16.34.2 table 1004\n");
 }
 
 static void test_no_address(void **state)
@@ -719,6 +760,7 @@ int main(void)
 		T(test_shared_table),
 		T(test_main_delete_and_give_back),
 		T(test_leftovers),
+		T(test_renamed_link_keeps_its_objects),
 		T(test_no_address),
 		T(test_sysctl_keep),
 		T(test_ipoib),
