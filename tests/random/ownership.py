@@ -15,6 +15,11 @@ changes, link bounces, runs killed with SIGKILL). After every step:
   objects are what its plan says), and after an --all --remove that exited 0
   no rule or route of ib-hook's is left.
 
+Issue 20 added IPv6 routes with `pref`/`expires`, main-table prefix routes
+with an MTU or another metric, renames (ibN <-> ibrN, with Name=ib* configs)
+and re-created links; IB_HOOK_CLASSIC=1 leaves them out, so that seeds found
+before them replay as they did.
+
 Seeded and replayable:  IB_HOOK_SEED=N IB_HOOK_STEPS=M tests/random/ownership.py
 Exit 77 when network namespaces cannot be made here.
 """
@@ -40,6 +45,17 @@ V4 = {"ib0": "172.16.34.1", "ib1": "172.16.34.2", "ib2": "172.16.34.3"}
 V6 = {"ib0": "2001:db8:34::1", "ib1": "2001:db8:34::2", "ib2": "2001:db8:34::3"}
 
 rng = random.Random(SEED)
+# issue 20's operations (routes with pref/expires, main routes with extras,
+# renames, re-created links) draw from a second generator, so that the
+# regression seeds found before them replay as they did with IB_HOOK_CLASSIC=1
+EXTENDED = os.environ.get("IB_HOOK_CLASSIC") != "1"
+rng2 = random.Random(SEED ^ 0x5EED)
+# a port's current device name: renames toggle ibN and ibrN
+NAME = {p: p for p in PORTS}
+
+
+def dev(port):
+    return NAME[port]
 tmp = tempfile.mkdtemp(prefix="ib-hook-random.")
 log = []
 
@@ -74,6 +90,10 @@ CONFIGS = {
     "no-ipv6": "[Match]\nName=ib0 ib1 ib2\n[Routing]\nIPv6=no\n",
     "main-delete": "[Match]\nName=ib0 ib1 ib2\n[Routing]\nMainRoute=delete\n",
 }
+if os.environ.get("IB_HOOK_CLASSIC") != "1":
+    # renamed ports (ibrN) stay matched
+    CONFIGS["glob"] = "[Match]\nName=ib*\n"
+    CONFIGS["glob-delete"] = "[Match]\nName=ib*\n[Routing]\nMainRoute=delete\n[Tables]\nib1=942\n"
 for name, text in CONFIGS.items():
     with open(f"{tmp}/{name}.conf", "w") as f:
         f.write(text)
@@ -83,7 +103,7 @@ watcher = None
 
 
 def ifindex(port):
-    return int(ip("-o", "link", "show", port).stdout.split(":")[0])
+    return int(ip("-o", "link", "show", dev(port)).stdout.split(":")[0])
 
 
 def tables_of_interest():
@@ -168,8 +188,8 @@ def random_foreign_rule():
     table = rng.choice(tables_of_interest())
     sel = []
     choices = [
-        ["iif", rng.choice(PORTS + ["lo"])],
-        ["oif", rng.choice(PORTS)],
+        ["iif", rng.choice([dev(p) for p in PORTS] + ["lo"])],
+        ["oif", dev(rng.choice(PORTS))],
         ["fwmark", rng.choice(["0x5", "0/0x1", "0x10/0xff"])],
         ["to", "2001:db8:77::/48" if fam6 else "10.0.0.0/8"],
         ["tos", "0x10"] if not fam6 else ["dsfield", "0x10"],
@@ -205,39 +225,99 @@ def random_foreign_route():
     fam6 = rng.random() < 0.3
     table = str(rng.choice(tables_of_interest()))
     port = rng.choice(PORTS)
-    kind = rng.randrange(8)
+    kind = rng.randrange(6)
     if kind == 0:
         args = ["route", "add", rng.choice(["unreachable", "blackhole", "prohibit", "throw"]),
                 "default" if rng.random() < 0.5 else ("2001:db8:55::/48" if fam6 else "10.55.0.0/16"), "table", table]
     elif kind == 1:
         if fam6:
-            args = ["route", "add", "2001:db8:34::/64", "via", "2001:db8:34::fe", "dev", port, "table", table, "proto", "static"]
+            args = ["route", "add", "2001:db8:34::/64", "via", "2001:db8:34::fe", "dev", dev(port), "table", table, "proto", "static"]
         else:
-            args = ["route", "add", "172.16.0.0/16", "via", "172.16.0.254", "dev", port, "onlink", "table", table, "proto", "static"]
+            args = ["route", "add", "172.16.0.0/16", "via", "172.16.0.254", "dev", dev(port), "onlink", "table", table, "proto", "static"]
     elif kind == 2:
-        args = ["route", "add", "2001:db8:34::/64" if fam6 else "172.16.0.0/16", "dev", port, "metric", str(rng.choice([50, 2000])), "table", table]
+        args = ["route", "add", "2001:db8:34::/64" if fam6 else "172.16.0.0/16", "dev", dev(port), "metric", str(rng.choice([50, 2000])), "table", table]
     elif kind == 3:
-        args = ["route", "add", "2001:db8:66::/48" if fam6 else "10.66.0.0/16", "dev", port, "table", table, "proto", rng.choice(["static", "kernel", "boot"])]
+        args = ["route", "add", "2001:db8:66::/48" if fam6 else "10.66.0.0/16", "dev", dev(port), "table", table, "proto", rng.choice(["static", "kernel", "boot"])]
     elif kind == 4:
         # through a device ib-hook does not manage: makes T(X) someone else's (a refusal)
         args = ["route", "add", "2001:db8:44::/48" if fam6 else "10.44.0.0/16", "dev", "p" + port, "table", table]
-    elif kind == 5:
-        args = ["route", "add", "default", "via", "172.16.0.254" if not fam6 else "2001:db8:34::fe", "dev", port, "table", "100"]
+    else:
+        args = ["route", "add", "default", "via", "172.16.0.254" if not fam6 else "2001:db8:34::fe", "dev", dev(port), "table", "100"]
         if not fam6:
             args.insert(-2, "onlink")
-    elif kind == 6:
+    add_foreign("route", (["-6"] if fam6 else []) + args)
+
+
+def random_new_route():
+    """issue 20: routes that look like ib-hook's or the kernel's but for one attribute"""
+    table = str(rng2.choice(tables_of_interest()))
+    port = rng2.choice(PORTS)
+    if rng2.random() < 0.5:
         # exactly ib-hook's IPv6 route but for its preference or lifetime
-        fam6 = True
-        args = ["route", rng.choice(["add", "replace"]), "2001:db8:34::/64", "dev", port, "table", table,
-                "proto", "kernel", "metric", "1024"] + rng.choice([["pref", "high"], ["pref", "low"], ["expires", "3600"]])
+        args = ["-6", "route", rng2.choice(["add", "replace"]), "2001:db8:34::/64", "dev", dev(port), "table", table,
+                "proto", "kernel", "metric", "1024"] + rng2.choice([["pref", "high"], ["pref", "low"], ["expires", "3600"]])
     else:
         # a prefix route in main that is not the kernel's own (MainRoute=delete must leave it)
-        extra = rng.choice([["mtu", "1400"], ["metric", "50"], ["metric", "2000"]])
-        if fam6:
-            args = ["route", "append", "2001:db8:34::/64", "dev", port, "proto", "kernel"] + extra
+        extra = rng2.choice([["mtu", "1400"], ["metric", "50"], ["metric", "2000"]])
+        if rng2.random() < 0.4:
+            args = ["-6", "route", "append", "2001:db8:34::/64", "dev", dev(port), "proto", "kernel"] + extra
         else:
-            args = ["route", "append", "172.16.0.0/16", "dev", port, "proto", "kernel", "scope", "link", "src", V4[port]] + extra
-    add_foreign("route", (["-6"] if fam6 else []) + args)
+            args = ["route", "append", "172.16.0.0/16", "dev", dev(port), "proto", "kernel", "scope", "link", "src", V4[port]] + extra
+    add_foreign("route", args)
+
+
+def readdress(port):
+    """a port's own addresses, as a network manager sets them again"""
+    ip("addr", "add", V4[port] + "/16", "dev", dev(port))
+    ip("-6", "addr", "add", V6[port] + "/64", "dev", dev(port), "nodad")
+
+
+def forget_rules_of(name):
+    """a rule's iif/oif names a device: a rename detaches it, which is the kernel's doing"""
+    for r in list(foreign_rules):
+        o = json.loads(r)
+        if name in (o.get("iif"), o.get("oif")):
+            foreign_rules.discard(r)
+
+
+def step_rename():
+    """issue 20 case 3: ibN <-> ibrN, down, rename, up (Name=ib* still matches)"""
+    port = rng2.choice(PORTS)
+    new = port if NAME[port] != port else "ibr" + port[2:]
+    ip("link", "set", dev(port), "down")
+    forget_routes_of(dev(port))
+    forget_rules_of(dev(port))
+    forget_rules_of(new)
+    ip("link", "set", dev(port), "name", new, check=True)
+    log.append(f"rename {NAME[port]} -> {new}")
+    NAME[port] = new
+    ip("link", "set", new, "up")
+    readdress(port)
+
+
+def step_recreate():
+    """issue 20 case 4: a driver reload: the link goes, comes back with its addresses"""
+    port = rng2.choice(PORTS)
+    forget_routes_of(dev(port))
+    forget_routes_of("p" + port)
+    forget_rules_of(dev(port))
+    forget_rules_of("p" + port)
+    ip("link", "del", dev(port))
+    ip("link", "add", dev(port), "type", "veth", "peer", "name", "p" + port, check=True)
+    ip("link", "set", "p" + port, "up")
+    ip("link", "set", dev(port), "up")
+    readdress(port)
+    log.append(f"re-created {dev(port)}")
+
+
+def step_extended():
+    x = rng2.random()
+    if x < 0.4:
+        random_new_route()
+    elif x < 0.7:
+        step_rename()
+    else:
+        step_recreate()
 
 
 def check_foreign(what):
@@ -300,12 +380,14 @@ def step_remove_all():
     if p.returncode != 0:
         return
     # nothing of ib-hook's is left: every rule and every non-main route is foreign or the kernel's
+    # (foreign objects the kernel changed itself, a rule detached by a rename,
+    # are no longer tracked, and never have ib-hook's shape)
     left = [r for r in set(rules()) - foreign_rules
-            if json.loads(r).get("priority") not in (0, 32766, 32767)]
+            if json.loads(r).get("priority") not in (0, 32766, 32767) and ib_hook_shaped("rule", json.loads(r))]
     if left:
         fail(f"--all --remove left a rule: {left[0]}")
     mine = [r for r in set(routes()) - foreign_routes
-            if json.loads(r).get("table", "main") not in ("main",)]
+            if json.loads(r).get("table", "main") not in ("main",) and ib_hook_shaped("route", json.loads(r))]
     if mine:
         fail(f"--all --remove left a route: {mine[0]}")
 
@@ -326,8 +408,11 @@ def step_kill():
 
 def step():
     global config
+    if EXTENDED and rng2.random() < 0.1:
+        step_extended()
+        return
     x = rng.random()
-    port = rng.choice(PORTS)
+    port = dev(rng.choice(PORTS))
     if x < 0.18:
         random_foreign_rule()
     elif x < 0.28:
