@@ -7,11 +7,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
-#include <rdma/rdma_netlink.h> /* in linux-libc-dev since 4.17 (bullseye: 5.10) */
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -24,6 +22,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "kernel-abi.h"
 #include "netlink.h"
 
 #ifndef SOL_NETLINK
@@ -1189,7 +1188,7 @@ uint32_t netlink_port(const struct ibh_nl *n)
  * another netlink protocol; opened only when a caller needs it.
  */
 
-/* message types: client NLDEV, commands GET and PORT_GET (<rdma/rdma_netlink.h>) */
+/* message types: client NLDEV, commands GET and PORT_GET (kernel-abi.h) */
 #define RDMA_DEV_DUMP  RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 #define RDMA_PORT_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)
 

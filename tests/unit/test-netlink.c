@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The rule and route parsers over messages a real kernel sent, and broken ones */
 #include <errno.h>
-#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernel-abi.h"
 #include "netlink.h"
 #include "netlink-messages.h"
 
