@@ -118,12 +118,23 @@ else
 	log "$tmp/files.diff"
 	fail "rpm-vs-deb files"
 fi
-# the NetworkManager entry and the program are one file
-link=$(rpm -qp --qf '[%{FILENAMES} %{FILELINKTOS}\n]' "$rpm" | awk '$1 ~ /90-ib-hook$/ { print $2 }')
-case $link in
-/usr/sbin/ib-hook | ../../../sbin/ib-hook) pass "rpm-nm-entry (90-ib-hook -> $link)" ;;
-*) fail "rpm-nm-entry (90-ib-hook -> '${link:-not a link}')" ;;
-esac
+# NetworkManager's entry: in the .deb a link to the program, in the RPM a
+# script that runs it (SELinux: see ib-hook.spec), owned by root, 0755
+entry=$tmp/x/usr/lib/NetworkManager/dispatcher.d/90-ib-hook
+deb_link=$(dpkg-deb -c "$deb" | awk '$6 ~ /90-ib-hook$/ { print $8 }')
+mode=$(rpm -qp --qf '[%{FILENAMES} %{FILEMODES:perms} %{FILEUSERNAME}\n]' "$rpm" |
+	awk '$1 ~ /90-ib-hook$/ { print $2, $3 }')
+if [ "$mode" = "-rwxr-xr-x root" ] && [ -f "$entry" ] && ! [ -L "$entry" ] &&
+   [ "$(head -n 1 "$entry")" = "#!/bin/sh" ] &&
+   grep -qx 'exec /usr/sbin/ib-hook "\$@"' "$entry" &&
+   out=$(sed "s|/usr/sbin/ib-hook|$tmp/x/usr/sbin/ib-hook|" "$entry" | sh -s -- --version) &&
+   [ "${out#*"$spec_version"}" != "$out" ] &&
+   case $deb_link in */sbin/ib-hook) true ;; *) false ;; esac; then
+	pass "rpm-nm-entry (a script that execs /usr/sbin/ib-hook, $mode; the .deb's links to $deb_link)"
+else
+	sed 's/^/    /' "$entry" 2>/dev/null
+	fail "rpm-nm-entry ($mode; the .deb's: $deb_link)"
+fi
 
 # 5. scriptlets: what the maintainer scripts do, in the same order.
 # Intended differences: the .deb enables and starts the watcher (debhelper),
