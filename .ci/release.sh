@@ -4,8 +4,9 @@
 # CI for the release .deb (issue 21): build it in a Debian 11 root
 # (tests/pkg/release-deb.sh), check that its Depends are satisfied by the
 # oldest releases it is for (Ubuntu 18.04, Debian 10), then install it in
-# Debian 11, 12 and 13 roots and run the netns suite there against the
-# installed /usr/sbin/ib-hook with each release's own iproute2.
+# Debian 11, 12 and 13 roots, check its unit with each release's
+# systemd-analyze verify and run the netns suite there against the installed
+# /usr/sbin/ib-hook with each release's own iproute2.
 #
 #   .ci/release.sh [PATH-TO-DEB]
 #
@@ -98,7 +99,7 @@ export_tree "$top" "$tmp/src" || { fail "copy the source tree"; exit 1; }
 for suite in bullseye bookworm trixie; do
 	start=$(date +%s)
 	root=$tmp/root-$suite
-	deps=$(deb_depends "$deb"),iproute2,iputils-ping,jq,python3,procps,util-linux,mount,bash
+	deps=$(deb_depends "$deb"),iproute2,iputils-ping,jq,python3,procps,util-linux,mount,bash,systemd
 	if ! debian_root "$suite" "$deps" "$root" >"$tmp/root.log" 2>&1; then
 		log "$tmp/root.log"
 		fail "release-install $suite (no root)"
@@ -113,6 +114,20 @@ for suite in bullseye bookworm trixie; do
 	fi
 	# shellcheck disable=SC2016 # dpkg-query's format
 	iproute=$(chroot "$root" dpkg-query -W -f='${Version}' iproute2)
+	# the watcher's unit as this release's systemd reads it: no warning at all
+	# shellcheck disable=SC2016 # dpkg-query's format
+	sd=$(chroot "$root" dpkg-query -W -f='${Version}' systemd)
+	unit=$(chroot "$root" dpkg -L ib-hook | grep '/ib-hook\.service$')
+	# shellcheck disable=SC2016 # a script for sh
+	if out=$(unshare --net --mount --propagation private sh -c '
+			mount -t proc proc "$1/proc" && mount --rbind /sys "$1/sys" &&
+			exec chroot "$1" systemd-analyze verify --man=no "$2"' sh "$root" "$unit" 2>&1 </dev/null) &&
+	   [ -z "$out" ]; then
+		pass "release-unit $suite (systemd-analyze verify $unit, systemd $sd)"
+	else
+		printf '%s\n' "$out" | sed 's/^/    /'
+		fail "release-unit $suite (systemd-analyze verify, systemd $sd)"
+	fi
 	# shellcheck disable=SC2016,SC2086 # a script for sh; the test names are words
 	unshare --mount --propagation private sh -c '
 		root=$1; shift
