@@ -7,9 +7,8 @@
 #
 #   .ci/e2e-ifupdown.sh [PATH-TO-DEB]
 #
-# Without an argument the .deb is built as .ci/e2e.sh builds it: from a clean
-# copy of the source tree (tracked and untracked, not ignored files) with
-# dpkg-buildpackage -us -uc -b -Pnocheck. The test prints its own
+# Without an argument the .deb is built as .ci/e2e.sh builds it (.ci/lib.sh's
+# build_deb: the release .deb, built in a Debian 11 root). The test prints its own
 # "PASS: e2e-ifupdown: ..." / "FAIL: ..." lines.
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive

@@ -4,11 +4,11 @@
 #
 #   .ci/e2e.sh [PATH-TO-DEB]
 #
-# Without an argument the .deb is built from a clean copy of the source tree
-# (tracked and untracked, not ignored files) with
-# `dpkg-buildpackage -us -uc -b` (DEB_BUILD_OPTIONS=nocheck: the unit and
-# netns suites have their own CI jobs). Host prerequisites (mmdebstrap,
-# systemd-container) are installed with apt-get when missing. Prints
+# Without an argument the .deb is .ci/lib.sh's build_deb: the release .deb of
+# a clean copy of the source tree, built in a Debian 11 root (cached per
+# tree), or else built on this host with dpkg-buildpackage. Host
+# prerequisites (mmdebstrap, systemd-container) are installed with apt-get
+# when missing. Prints
 # "PASS: e2e-networkd" or "FAIL: e2e-networkd" as its last line.
 
 set -u

@@ -22,19 +22,56 @@ install_missing() {
 	apt_install $need || { echo "could not install$need" >&2; return 1; }
 }
 
-# build_deb SRCDIR DIR: build the .deb from a clean copy of SRCDIR (tracked and
-# untracked, not ignored files) in DIR with dpkg-buildpackage -us -uc -b
-# -Pnocheck (the unit and netns suites have their own step); prints its path
-build_deb() {
-	mkdir "$2/ib-hook" || return 1
-	echo "# building the .deb from a clean copy of $1 in $2" >&2
+# copy_tree SRCDIR DEST: a clean copy of SRCDIR (tracked and untracked, not
+# ignored files) in the new directory DEST
+copy_tree() {
+	mkdir "$2" || return 1
 	if git -C "$1" rev-parse --git-dir >/dev/null 2>&1; then
 		(cd "$1" && git ls-files -z --cached --others --exclude-standard |
-			xargs -0 cp --parents -P -t "$2/ib-hook" --)
+			xargs -0 cp --parents -P -t "$2" --)
 	else
 		(cd "$1" && tar --exclude=./.git --exclude='./build*' --exclude=./debian/.debhelper -cf - .) |
-			(cd "$2/ib-hook" && tar -xf -)
+			(cd "$2" && tar -xf -)
 	fi || { echo "copying the source tree failed" >&2; return 1; }
+}
+
+# release_deb SRCDIR DIR: the release .deb of SRCDIR, built in a Debian 11
+# root by tests/pkg/release-deb.sh (its log: DIR/release-build.log), or the
+# one built before from the same tree, cached as
+# $IB_HOOK_CI_CACHE/release-TREEHASH.deb; copied to DIR, prints its path
+release_deb() {
+	cache=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
+	copy_tree "$1" "$2/release-src" || return 1
+	hash=$(cd "$2/release-src" && find . \( -type f -o -type l \) -print | LC_ALL=C sort |
+		tar --no-recursion -T - --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - |
+		sha256sum | cut -c1-16)
+	if ! [ -s "$cache/release-$hash.deb" ]; then
+		echo "# building the release .deb in a Debian 11 root" >&2
+		built=$("$1/tests/pkg/release-deb.sh" "$2" "$2/release-src") || return 1
+		mkdir -p "$cache" && cp "$built" "$cache/release-$hash.deb.tmp" &&
+			mv "$cache/release-$hash.deb.tmp" "$cache/release-$hash.deb" || return 1
+		# keep the newest few
+		ls -t "$cache"/release-*.deb | tail -n +4 | xargs -r rm -f
+	else
+		echo "# the release .deb of this tree, built before: $cache/release-$hash.deb" >&2
+	fi
+	name=$(dpkg-deb -f "$cache/release-$hash.deb" Package Version Architecture |
+		sed 's/^[A-Za-z]*: //' | paste -sd_ -)
+	cp "$cache/release-$hash.deb" "$2/$name.deb" && echo "$2/$name.deb"
+}
+
+# build_deb SRCDIR DIR: the .deb the package steps test, in DIR; prints its
+# path. The release .deb (release_deb) where mmdebstrap can build it;
+# otherwise built on this host from a clean copy of SRCDIR with
+# dpkg-buildpackage -us -uc -b -Pnocheck (the unit and netns suites have
+# their own step)
+build_deb() {
+	if command -v mmdebstrap >/dev/null 2>&1; then
+		release_deb "$1" "$2" && return 0
+		echo "# no release .deb: building on this host instead" >&2
+	fi
+	copy_tree "$1" "$2/ib-hook" || return 1
+	echo "# building the .deb from a clean copy of $1 in $2" >&2
 	if ! (cd "$2/ib-hook" && dpkg-checkbuilddeps -P nocheck >/dev/null 2>&1); then
 		echo "# installing build dependencies" >&2
 		command -v dpkg-buildpackage >/dev/null 2>&1 || apt_install dpkg-dev build-essential

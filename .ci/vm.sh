@@ -8,8 +8,8 @@
 #
 #   .ci/vm.sh [PATH-TO-DEB]
 #
-# Without an argument the .deb is built from a clean copy of the source tree
-# (tracked and untracked, not ignored files) with dpkg-buildpackage.
+# Without an argument the .deb is .ci/lib.sh's build_deb (the release .deb,
+# built in a Debian 11 root).
 # Prints a "PASS: vm-CHECK" / "FAIL: vm-CHECK" line per check.
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive

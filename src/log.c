@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
-#include <systemd/sd-journal.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -27,7 +26,8 @@ static struct {
 	enum ibh_log_target target;
 	int max_level;
 	bool journal_tried;
-	__typeof__(sd_journal_sendv) *sendv;
+	/* sd_journal_sendv(): its prototype, so that no libsystemd headers are needed */
+	int (*sendv)(const struct iovec *iov, int n);
 	char iface[64];
 	char action[16];
 	uint32_t table;
@@ -60,7 +60,7 @@ static bool journal_open(void)
 	dl = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (!dl)
 		return false;
-	log_state.sendv = (__typeof__(sd_journal_sendv) *)dlsym(dl, "sd_journal_sendv");
+	log_state.sendv = (int (*)(const struct iovec *, int))dlsym(dl, "sd_journal_sendv");
 	return log_state.sendv;
 }
 

@@ -7,11 +7,9 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/fib_rules.h>
 #include <linux/if_addr.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
-#include <rdma/rdma_netlink.h> /* in linux-libc-dev since 4.17 (bullseye: 5.10) */
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
@@ -24,6 +22,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "kernel-abi.h"
 #include "netlink.h"
 
 #ifndef SOL_NETLINK
@@ -620,22 +619,51 @@ static struct nl_msg *build_rule_dump(const void *arg)
 	return new_msg(RTM_GETRULE, NLM_F_REQUEST | NLM_F_DUMP, &frh, sizeof(frh));
 }
 
-int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol)
+/* every message of a dump received as one buffer, through a dump parser (unit tests) */
+static int parse_each(const void *buf, size_t size, int (*parse)(struct nlmsghdr *, void *),
+		      void *arg)
 {
-	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
-	int r = vec_take(&d.v, dump(n, build_rule_dump, NULL, parse_rule, &d, &d.v), ret, n_ret);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	int rem = (int)size, r = 0;
 
+	if (size > INT32_MAX)
+		return -EINVAL;
+	for (; r == 0 && nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
+		r = parse(nlh, arg);
+	return r == 0 && rem != 0 ? -EINVAL : r;
+}
+
+static int rules_taken(struct rule_dump *d, int r, struct ibh_rule **ret, size_t *n_ret,
+		       bool *ret_protocol)
+{
+	r = vec_take(&d->v, r, ret, n_ret);
 	if (r < 0)
 		return r;
-	*ret_protocol = d.protocol;
+	*ret_protocol = d->protocol;
 	/*
 	 * Before 4.17 the kernel neither keeps nor compares a rule's protocol:
 	 * ib-hook's rules come back without one, and so does everyone's.
 	 */
-	for (size_t i = 0; !d.protocol && i < *n_ret; i++)
+	for (size_t i = 0; !d->protocol && i < *n_ret; i++)
 		if ((*ret)[i].exact)
 			(*ret)[i].protocol = RTPROT_KERNEL;
 	return 0;
+}
+
+int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol)
+{
+	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
+
+	return rules_taken(&d, dump(n, build_rule_dump, NULL, parse_rule, &d, &d.v), ret, n_ret,
+			   ret_protocol);
+}
+
+int netlink_parse_rules(const void *buf, size_t size, struct ibh_rule **ret, size_t *n_ret,
+			bool *ret_protocol)
+{
+	struct rule_dump d = { .v = { .size = sizeof(struct ibh_rule) } };
+
+	return rules_taken(&d, parse_each(buf, size, parse_rule, &d), ret, n_ret, ret_protocol);
 }
 
 struct table_dump {
@@ -788,6 +816,16 @@ int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_rou
 
 	/* a table that does not exist yet is an empty one */
 	return vec_take(&d.v, r == -ENOENT ? 0 : r, ret, n_ret);
+}
+
+int netlink_parse_table(const void *buf, size_t size, uint32_t table, int oif,
+			struct ibh_route **ret, size_t *n_ret)
+{
+	struct table_dump d = { .table = table,
+				.oif = oif,
+				.v = { .size = sizeof(struct ibh_route) } };
+
+	return vec_take(&d.v, parse_each(buf, size, parse_route, &d), ret, n_ret);
 }
 
 static int put_ip(struct nl_msg *msg, int type, const struct ibh_ip *ip)
@@ -1213,7 +1251,7 @@ uint32_t netlink_port(const struct ibh_nl *n)
  * another netlink protocol; opened only when a caller needs it.
  */
 
-/* message types: client NLDEV, commands GET and PORT_GET (<rdma/rdma_netlink.h>) */
+/* message types: client NLDEV, commands GET and PORT_GET (kernel-abi.h) */
 #define RDMA_DEV_DUMP  RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET)
 #define RDMA_PORT_DUMP RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET)
 
@@ -1260,17 +1298,23 @@ static int parse_rdma_port(struct nlmsghdr *nlh, void *arg)
 		return 0;
 	if (!rdma_attrs_whole(nlh) || nlmsg_parse(nlh, 0, tb, RDMA_NLDEV_ATTR_NDEV_NAME, NULL) < 0)
 		return -EBADMSG;
-	/* a port whose netdev is in another namespace (or has none) carries no NDEV_* */
-	if (!tb[RDMA_NLDEV_ATTR_NDEV_INDEX] || !tb[RDMA_NLDEV_ATTR_DEV_NAME] ||
-	    !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
+	if (!tb[RDMA_NLDEV_ATTR_DEV_NAME] || !tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 		return 0;
-	if (nla_len(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]) < 4 ||
+	if ((tb[RDMA_NLDEV_ATTR_NDEV_INDEX] && nla_len(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]) < 4) ||
 	    nla_len(tb[RDMA_NLDEV_ATTR_PORT_INDEX]) < 4 ||
 	    (tb[RDMA_NLDEV_ATTR_DEV_INDEX] && nla_len(tb[RDMA_NLDEV_ATTR_DEV_INDEX]) < 4))
 		return -EBADMSG;
-	ifindex = nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
-	if (ifindex <= 0 || ifindex > INT32_MAX)
-		return -EBADMSG;
+	/*
+	 * No NDEV_*: the netdev is in another namespace, the port has none (an
+	 * InfiniBand port), or the kernel (before 4.18) does not say. Kept with
+	 * ifindex 0, which no link has, so that the caller knows it was not told.
+	 */
+	ifindex = 0;
+	if (tb[RDMA_NLDEV_ATTR_NDEV_INDEX]) {
+		ifindex = nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
+		if (ifindex <= 0 || ifindex > INT32_MAX)
+			return -EBADMSG;
+	}
 	p = vec_push(v);
 	if (!p)
 		return -ENOMEM;

@@ -37,8 +37,14 @@ int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **re
  */
 int netlink_parse_rule(const void *buf, size_t size, struct ibh_rule *ret, bool *ret_protocol);
 int netlink_parse_route(const void *buf, size_t size, struct ibh_route *ret);
-/* *ret_protocol: whether the kernel reports rule protocols */
+/*
+ * *ret_protocol: whether the kernel reports rule protocols; when it does not
+ * (before 4.17), rules of ib-hook's shape read as protocol kernel
+ */
 int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, bool *ret_protocol);
+/* the same over a dump's messages in one buffer (tests) */
+int netlink_parse_rules(const void *buf, size_t size, struct ibh_rule **ret, size_t *n_ret,
+			bool *ret_protocol);
 /*
  * Routes of one table, IPv4 and IPv6, optionally only those through oif.
  * The kernel filters the dump (strict checking, >= 4.20), so the cost follows
@@ -46,6 +52,9 @@ int netlink_dump_rules(struct ibh_nl *n, struct ibh_rule **ret, size_t *n_ret, b
  */
 int netlink_dump_table(struct ibh_nl *n, uint32_t table, int oif, struct ibh_route **ret,
 		       size_t *n_ret);
+/* the same over a dump's messages in one buffer, as a kernel without strict checking sends (tests) */
+int netlink_parse_table(const void *buf, size_t size, uint32_t table, int oif,
+			struct ibh_route **ret, size_t *n_ret);
 
 /*
  * 1: changed, 0: absent already on delete, < 0: -errno. -EEXIST on add says
@@ -94,11 +103,12 @@ struct ibh_rdma_port {
 };
 
 /*
- * Every RDMA port with a netdev, from the RDMA netlink (`rdma link`);
+ * Every RDMA port, from the RDMA netlink (`rdma link`), with its netdev, or
+ * ifindex 0 when the kernel names none here (see parse_rdma_port);
  * -EPROTONOSUPPORT when the kernel has no RDMA subsystem (ib_core not loaded).
  */
 int netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
 /* one RDMA_NLDEV_CMD_GET dump message: the device's index; -ENOENT: another message */
 int netlink_parse_rdma_dev(const void *buf, size_t size, uint32_t *ret_index);
-/* one RDMA_NLDEV_CMD_PORT_GET dump message; -ENOENT: a port without a netdev here */
+/* one RDMA_NLDEV_CMD_PORT_GET dump message; -ENOENT: another message */
 int netlink_parse_rdma_port(const void *buf, size_t size, struct ibh_rdma_port *ret);

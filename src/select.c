@@ -40,6 +40,19 @@ const struct ibh_rdma_port *select_rdma_port(int ifindex)
 	return NULL;
 }
 
+bool select_rdma_decides(int error, const struct ibh_rdma_port *ports, size_t n_ports)
+{
+	if (error == -EPROTONOSUPPORT)
+		return true; /* no RDMA subsystem: no RDMA port */
+	if (error < 0)
+		return false;
+	/* a port without its netdev: before 4.18 the kernel names none */
+	for (size_t i = 0; i < n_ports; i++)
+		if (ports[i].ifindex == 0)
+			return false;
+	return true;
+}
+
 void select_forget(void)
 {
 	free(rdma.ports);
@@ -63,9 +76,9 @@ bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 	/* the netdev of an RDMA port: RoCE (mlx5, rxe), iWARP (siw, cxgb4), ... */
 	if (select_rdma_port(l->ifindex))
 		return true;
-	if (rdma.error == 0 || rdma.error == -EPROTONOSUPPORT)
+	if (select_rdma_decides(rdma.error, rdma.ports, rdma.n_ports))
 		return false;
-	/* the RDMA netlink failed otherwise (old kernel, seccomp): sysfs knows hardware RoCE */
+	/* the RDMA netlink failed or was not told (old kernel, seccomp): sysfs knows hardware RoCE */
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband", l->name);
 	return l->type == ARPHRD_ETHER && access(path, F_OK) == 0;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct ibh_config;
 struct ibh_link;
@@ -14,5 +15,11 @@ struct ibh_rdma_port;
 bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l);
 /* the RDMA port whose netdev is ifindex, or NULL */
 const struct ibh_rdma_port *select_rdma_port(int ifindex);
+/*
+ * Whether the RDMA netlink's answer (error, ports) settles a link that is
+ * none of its ports; false when it failed or named no netdev for a port,
+ * then sysfs is asked
+ */
+bool select_rdma_decides(int error, const struct ibh_rdma_port *ports, size_t n_ports);
 /* ask the kernel again next time (--watch: ports come and go) */
 void select_forget(void);

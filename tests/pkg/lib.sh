@@ -136,3 +136,13 @@ debian_root() {
 	fi
 	mkdir -p "$dest" && tar -C "$dest" -xf "$tar"
 }
+
+# build_depends CONTROL: the Build-Depends of the source package in CONTROL,
+# test tools (<!nocheck>) included, as names (first alternative, no
+# versions; debhelper for debhelper-compat), comma separated, for
+# mmdebstrap --include.
+build_depends() {
+	sed -n '/^Build-Depends:/,/^[^ ]/{ /^Build-Depends:/{ s/^Build-Depends://; p; }; /^ /p; }' "$1" |
+	tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/<.*>//; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/' |
+	grep -v '^$' | sort -u | paste -sd, -
+}

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The rule and route parsers over messages a real kernel sent, and broken ones */
 #include <errno.h>
-#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,9 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernel-abi.h"
 #include "netlink.h"
 #include "plan.h"
 #include "netlink-messages.h"
@@ -180,12 +181,150 @@ static void test_malformed(void **state)
 	assert_int_not_equal(netlink_parse_rule(buf, m, &r, &protocol), 0);
 }
 
+/* the message in buf (n bytes) without its attribute TYPE; returns the new length */
+static size_t drop_attr(unsigned char *buf, size_t n, size_t hdrlen, uint16_t type)
+{
+	for (size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(hdrlen); at + NLA_HDRLEN <= n;) {
+		struct nlattr a;
+		size_t len;
+
+		memcpy(&a, buf + at, sizeof(a));
+		len = NLA_ALIGN(a.nla_len);
+		assert_true(a.nla_len >= NLA_HDRLEN && at + len <= n);
+		if (a.nla_type == type) {
+			memmove(buf + at, buf + at + len, n - at - len);
+			set_len(buf, n - len);
+			return n - len;
+		}
+		at += len;
+	}
+	fail_msg("no attribute %u", type);
+	return n;
+}
+
+/* the u32 attribute TYPE of the message in buf set to v */
+static void set_u32_attr(unsigned char *buf, size_t n, size_t hdrlen, uint16_t type, uint32_t v)
+{
+	for (size_t at = NLMSG_HDRLEN + NLMSG_ALIGN(hdrlen); at + NLA_HDRLEN <= n;) {
+		struct nlattr a;
+
+		memcpy(&a, buf + at, sizeof(a));
+		assert_true(a.nla_len >= NLA_HDRLEN);
+		if (a.nla_type == type) {
+			assert_int_equal(a.nla_len, NLA_HDRLEN + 4);
+			memcpy(buf + at + NLA_HDRLEN, &v, 4);
+			return;
+		}
+		at += NLA_ALIGN(a.nla_len);
+	}
+	fail_msg("no attribute %u", type);
+}
+
+/*
+ * Before 4.17 the kernel sends no FRA_PROTOCOL: the captured dump without
+ * it. A rule of ib-hook's shape then reads as protocol kernel (whose it is,
+ * the record says), every other keeps protocol 0 and would not be deleted
+ * for ib-hook's; the rest of every rule is read as with FRA_PROTOCOL.
+ */
+static void test_rules_without_protocol(void **state)
+{
+	const size_t count = sizeof(rule_msgs) / sizeof(rule_msgs[0]);
+	unsigned char now[4096], old[4096];
+	size_t n_now = 0, n_old = 0, n_rules, n_old_rules;
+	struct ibh_rule *rules, *old_rules;
+	bool protocol;
+
+	for (size_t i = 0; i < count; i++) {
+		size_t m = unhex(rule_msgs[i], now + n_now, sizeof(now) - n_now);
+
+		memcpy(old + n_old, now + n_now, m);
+		n_old += drop_attr(old + n_old, m, sizeof(struct fib_rule_hdr), FRA_PROTOCOL);
+		n_now += m;
+	}
+	assert_int_equal(netlink_parse_rules(now, n_now, &rules, &n_rules, &protocol), 0);
+	assert_true(protocol);
+	assert_int_equal(n_rules, count);
+	assert_int_equal(netlink_parse_rules(old, n_old, &old_rules, &n_old_rules, &protocol), 0);
+	assert_false(protocol);
+	assert_int_equal(n_old_rules, count);
+	for (size_t i = 0; i < count; i++) {
+		assert_int_equal(old_rules[i].exact, rules[i].exact);
+		assert_int_equal(old_rules[i].strict, rules[i].strict);
+		assert_int_equal(old_rules[i].table, rules[i].table);
+		assert_int_equal(old_rules[i].priority, rules[i].priority);
+		assert_int_equal(old_rules[i].src.family, rules[i].src.family);
+		assert_int_equal(old_rules[i].src.len, rules[i].src.len);
+		assert_memory_equal(old_rules[i].src.a, rules[i].src.a, sizeof(rules[i].src.a));
+		assert_int_equal(old_rules[i].protocol, rules[i].exact ? RTPROT_KERNEL : 0);
+		assert_null(strstr(old_rules[i].desc, " proto "));
+	}
+	/* ib-hook's own, and a foreign iif rule that had protocol 0 anyway */
+	assert_true(old_rules[0].exact);
+	assert_int_equal(old_rules[0].protocol, RTPROT_KERNEL);
+	assert_false(old_rules[1].exact);
+	assert_int_equal(old_rules[1].protocol, 0);
+	free(rules);
+	free(old_rules);
+}
+
+/*
+ * Without strict checking (before 4.20, or refused by the socket) the
+ * kernel dumps every table whatever the request asked: ib-hook filters by
+ * table and device itself. The captured table 1005 with two of its routes
+ * copied into main.
+ */
+static void test_table_filtered_in_user_space(void **state)
+{
+	const size_t count = sizeof(route_msgs) / sizeof(route_msgs[0]);
+	unsigned char buf[4096];
+	struct ibh_route *routes, one;
+	size_t n = 0, n_routes, oif5 = 0;
+
+	for (size_t i = 0; i < count + 2; i++) {
+		size_t m =
+			unhex(route_msgs[i < count ? i : i - count + 1], buf + n, sizeof(buf) - n);
+
+		if (i >= count) {
+			buf[n + NLMSG_HDRLEN + 4] = RT_TABLE_MAIN; /* rtm_table */
+			set_u32_attr(buf + n, m, sizeof(struct rtmsg), RTA_TABLE, RT_TABLE_MAIN);
+		} else {
+			assert_int_equal(netlink_parse_route(buf + n, m, &one), 0);
+			oif5 += one.oif == 5;
+		}
+		n += m;
+	}
+	assert_int_equal(netlink_parse_table(buf, n, 1005, 0, &routes, &n_routes), 0);
+	assert_int_equal(n_routes, count);
+	for (size_t i = 0; i < n_routes; i++)
+		assert_int_equal(routes[i].table, 1005);
+	free(routes);
+	assert_int_equal(netlink_parse_table(buf, n, RT_TABLE_MAIN, 0, &routes, &n_routes), 0);
+	assert_int_equal(n_routes, 2);
+	for (size_t i = 0; i < n_routes; i++)
+		assert_int_equal(routes[i].table, RT_TABLE_MAIN);
+	free(routes);
+	/* by device too: the kernel's RTA_OIF filter is strict checking's as well */
+	assert_true(oif5 > 0 && oif5 < count);
+	assert_int_equal(netlink_parse_table(buf, n, 1005, 5, &routes, &n_routes), 0);
+	assert_int_equal(n_routes, oif5);
+	for (size_t i = 0; i < n_routes; i++)
+		assert_int_equal(routes[i].oif, 5);
+	free(routes);
+	assert_int_equal(netlink_parse_table(buf, n, 1004, 0, &routes, &n_routes), 0);
+	assert_int_equal(n_routes, 0);
+	free(routes);
+	/* a dump cut inside a message is refused */
+	assert_int_equal(netlink_parse_table(buf, n - 3, 1005, 0, &routes, &n_routes), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rules_from_the_kernel),
 		cmocka_unit_test(test_routes_from_the_kernel),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_rules_without_protocol),
+		cmocka_unit_test(test_table_filtered_in_user_space),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

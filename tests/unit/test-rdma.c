@@ -2,7 +2,6 @@
 /* The RDMA netlink port parser over dump messages, and broken ones */
 #include <errno.h>
 #include <linux/netlink.h>
-#include <rdma/rdma_netlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -12,8 +11,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "kernel-abi.h"
 #include "netlink.h"
 #include "rdma-messages.h"
+#include "select.h"
 
 static size_t unhex(const char *h, unsigned char *buf, size_t size)
 {
@@ -143,7 +144,7 @@ static void test_malformed(void **state)
 	at = find_attr(copy, n, RDMA_NLDEV_ATTR_DEV_INDEX);
 	assert_true(at > 0);
 	memcpy(&a, copy + at, sizeof(a));
-	a.nla_type = RDMA_NLDEV_ATTR_UNSPEC;
+	a.nla_type = 0; /* RDMA_NLDEV_ATTR_UNSPEC */
 	memcpy(copy + at, &a, sizeof(a));
 	assert_int_equal(netlink_parse_rdma_dev(copy, n, &index), -EBADMSG);
 	memcpy(copy, buf, n);
@@ -158,14 +159,61 @@ static void test_malformed(void **state)
 	assert_int_equal(netlink_parse_rdma_dev(copy, n, &index), -EBADMSG);
 }
 
+/*
+ * A kernel before 4.18 names no netdev for any port: the captured replies
+ * with NDEV_INDEX and NDEV_NAME (their last attributes) cut off. The ports
+ * are kept without a netdev, and the selection then asks sysfs rather than
+ * selecting nothing.
+ */
+static void test_ports_without_netdev(void **state)
+{
+	struct ibh_rdma_port named[2], unnamed[2], mixed[2];
+
+	for (size_t i = 0; i < 2; i++) {
+		unsigned char buf[1024];
+		size_t n = unhex(rdma_captured[i].hex, buf, sizeof(buf));
+		size_t at = find_attr(buf, n, RDMA_NLDEV_ATTR_NDEV_INDEX);
+		struct nlmsghdr h;
+
+		assert_int_equal(netlink_parse_rdma_port(buf, n, &named[i]), 0);
+		assert_true(at > 0);
+		assert_true(find_attr(buf, n, RDMA_NLDEV_ATTR_NDEV_NAME) > at);
+		memcpy(&h, buf, sizeof(h));
+		h.nlmsg_len = (uint32_t)at;
+		memcpy(buf, &h, sizeof(h));
+		assert_int_equal(netlink_parse_rdma_port(buf, at, &unnamed[i]), 0);
+		assert_int_equal(unnamed[i].ifindex, 0);
+		assert_string_equal(unnamed[i].ndev, "");
+		assert_string_equal(unnamed[i].dev, named[i].dev);
+		assert_int_equal(unnamed[i].port, named[i].port);
+		assert_int_equal(unnamed[i].dev_index, named[i].dev_index);
+	}
+	/* every port named: a link that is none of them is not an RDMA port */
+	assert_true(select_rdma_decides(0, named, 2));
+	/* none named (before 4.18), or one (an InfiniBand port beside RoCE ones) */
+	assert_false(select_rdma_decides(0, unnamed, 2));
+	mixed[0] = named[0];
+	mixed[1] = unnamed[1];
+	assert_false(select_rdma_decides(0, mixed, 2));
+	/* no RDMA subsystem at all, and the RDMA netlink refused (seccomp) */
+	assert_true(select_rdma_decides(-EPROTONOSUPPORT, NULL, 0));
+	assert_false(select_rdma_decides(-EPERM, NULL, 0));
+	/* no RDMA device */
+	assert_true(select_rdma_decides(0, NULL, 0));
+}
+
 int main(void)
 {
+	/* one test per line: clang-format would pack the short names two to a line */
+	/* clang-format off */
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_constructed),
 		cmocka_unit_test(test_captured),
 		cmocka_unit_test(test_captured_dev),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_ports_without_netdev),
 	};
+	/* clang-format on */
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
