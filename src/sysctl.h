@@ -10,3 +10,5 @@ int sysctl_write(const char *ifname, enum ibh_sysctl key, int value);
 /* /sys/class/net/IFNAME/ATTR: its first line without the newline, or a negative errno */
 int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t size);
 int netdev_attr_write(const char *ifname, const char *attr, const char *value);
+/* a /proc or /sys file's first line without its newline, or a negative errno */
+int sysfs_read_line(const char *path, char *buf, size_t size);
