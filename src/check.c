@@ -179,6 +179,12 @@ static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const ch
 	va_end(ap);
 }
 
+/* RDMA CM could not be asked here: no librdmacm, or no access to its device (not root) */
+static bool cm_not_asked(int r)
+{
+	return r == -ENOSYS || r == -EACCES || r == -EPERM;
+}
+
 /* the verdict from what was found: the first problem, in the order of verdicts[] */
 void check_judge(struct ibh_check_line *l)
 {
@@ -220,7 +226,7 @@ void check_judge(struct ibh_check_line *l)
 	if (l->cm_r == 0 && (strcmp(l->cm.dev, l->rdma_dev) != 0 || l->cm.port != l->rdma_port))
 		because(l, IBH_CHECK_WRONG_PORT, "RDMA CM chose %s port %u, not %s port %u",
 			l->cm.dev, l->cm.port, l->rdma_dev[0] ? l->rdma_dev : "?", l->rdma_port);
-	else if (l->cm_r < 0 && l->cm_r != -ENOSYS)
+	else if (l->cm_r < 0 && !cm_not_asked(l->cm_r))
 		because(l, IBH_CHECK_UNRESOLVED, "RDMA CM could not resolve %s: %s%s%s", a,
 			strerror(-l->cm_r), l->cm.event[0] ? "; " : "", l->cm.event);
 }
@@ -309,6 +315,8 @@ static void print_text(FILE *f, const struct ibh_check_line *l)
 			fprintf(f, "; rdma_cm %s port %u", l->cm.dev, l->cm.port);
 		else if (l->cm_r == -ENOSYS)
 			fprintf(f, "; rdma_cm not asked (no librdmacm)");
+		else if (cm_not_asked(l->cm_r))
+			fprintf(f, "; rdma_cm not asked (no access to /dev/infiniband/rdma_cm)");
 		else if (l->cm_r < 0)
 			fprintf(f, "; rdma_cm %s", strerror(-l->cm_r));
 	}
@@ -365,7 +373,7 @@ static void print_json(FILE *f, const struct ibh_check_line *l, bool first)
 		fprintf(f, ",\"rdma_cm\":{\"device\":");
 		report_json_string(f, l->cm.dev);
 		fprintf(f, ",\"port\":%u}", l->cm.port);
-	} else if (l->cm_r < 0 && l->cm_r != -ENOSYS) {
+	} else if (l->cm_r < 0 && !cm_not_asked(l->cm_r)) {
 		fprintf(f, ",\"rdma_cm\":{\"error\":");
 		report_json_string(f, strerror(-l->cm_r));
 		fprintf(f, "}");
