@@ -98,8 +98,11 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT
-trap 'fail "interrupted"; exit 1' INT
-trap 'fail "time limit of ${TIME_LIMIT}s exceeded"; exit 1' TERM
+# fd 3: the test's stdout, for the traps (they may run inside a function
+# whose output is redirected to a log)
+exec 3>&1
+trap 'fail "interrupted" >&3; exit 1' INT
+trap 'fail "time limit of ${TIME_LIMIT}s exceeded" >&3; exit 1' TERM
 
 echo "# the README's lab recipes against three booted bookworm hosts"
 TAR=$("$top/tests/e2e/root.sh" lab bookworm) || {
@@ -129,8 +132,9 @@ for h in $HOSTS; do
 	ip netns add "$LAB-$h" || { fail "ip netns add $LAB-$h"; exit 1; }
 	for p in eth0 ib0 ib1; do
 		ip -n "$LAB" link add "$h-$p" type veth peer name "$p" netns "$LAB-$h" || { fail "veth $h-$p"; exit 1; }
-		[ $p = eth0 ] && br=br-mgmt || br=br-ib
-		ip -n "$LAB" link set "$h-$p" master $br up
+		br=ib
+		[ $p = eth0 ] && br=mgmt
+		ip -n "$LAB" link set "$h-$p" master "br-$br" up
 	done
 	MACHINE=ibhlab$$-$h
 	unpack_root "$TAR" "ib-hook-lab-$h" || { fail "unpacking $TAR"; exit 1; }
@@ -230,7 +234,7 @@ all_recap() { # all_recap FIELD OP N: FIELD OP N on every host
 	local h v
 	for h in $HOSTS; do
 		v=$(recap "$h" "$1")
-		[ -n "$v" ] && [ "$v" "$2" "$3" ] || { REASON="$h: $1=${v:-none}"; return 1; }
+		[ -n "$v" ] && test "$v" "$2" "$3" || { REASON="$h: $1=${v:-none}"; return 1; }
 	done
 }
 
