@@ -1,22 +1,39 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# tests/vm/image.sh: print the path of a bookworm disk image (raw ext4) with
-# Debian's kernel, systemd-networkd, networkd-dispatcher, rdma-core and
-# rdmacm-utils, plus its kernel and initrd beside it, for tests/vm/rping.sh:
-# the two NICs are named ib0 and ib1, each gets soft-RoCE at boot.
-# Built with mmdebstrap from the host's apt mirror and cached under
-# /var/cache/ib-hook-ci/ keyed by a hash of this script and the mirror lines,
-# so a second run costs nothing.
+# tests/vm/image.sh RELEASE: print the path of a disk image (raw ext4) of
+# Debian RELEASE with its own kernel, rdma-core and rdmacm-utils and the
+# network stack a host of that release is configured with here, plus its
+# kernel and initrd beside it, for tests/vm/rping.sh:
+#
+#   bullseye  Debian 11, kernel 5.10: ifupdown (networking.service)
+#   bookworm  Debian 12, kernel 6.1:  systemd-networkd, networkd-dispatcher
+#   trixie    Debian 13, kernel 6.12: NetworkManager
+#
+# The two NICs are named ib0 and ib1, each gets soft-RoCE at boot, before
+# the network stack configures it (the stack's configuration itself is
+# written by the test). Built with mmdebstrap from the host's apt mirror
+# and cached under /var/cache/ib-hook-ci/ keyed by a hash of this script,
+# the mirror lines and the packages, so a second run costs nothing.
 set -eu -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../pkg/lib.sh"
 CACHE=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
-PKGS=linux-image-amd64,systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,rdma-core,ibverbs-providers,rdmacm-utils,networkd-dispatcher,strace
+RELEASE=${1:-bookworm}
+PKGS=linux-image-amd64,systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,rdma-core,ibverbs-providers,rdmacm-utils,strace
+case $RELEASE in
+bullseye) STACK=networking.service PKGS=$PKGS,ifupdown ;;
+bookworm) STACK=systemd-networkd.service PKGS=$PKGS,networkd-dispatcher ;;
+trixie) STACK=NetworkManager.service PKGS=$PKGS,network-manager ;;
+*)
+	echo "image.sh: unknown release '$RELEASE'" >&2
+	exit 2
+	;;
+esac
 
 mkdir -p "$CACHE"
-sources=$(mirror_lines bookworm)
-key=$( (cat "$0"; echo "$sources"; echo "$PKGS") | sha256sum | cut -c1-16)
-dir=$CACHE/vm-rdma-$key
+sources=$(mirror_lines "$RELEASE")
+key=$( (cat "$0"; echo "$RELEASE $sources"; echo "$PKGS") | sha256sum | cut -c1-16)
+dir=$CACHE/vm-$RELEASE-$key
 if [ -f "$dir/done" ]; then
 	echo "$dir"
 	exit 0
@@ -26,7 +43,7 @@ mkdir -p "$dir.tmp/root"
 echo "$sources" >"$dir.tmp/sources.list"
 timeout -k 10 600 mmdebstrap --variant=apt --include="$PKGS" \
 	--customize-hook='rm -f "$1"/etc/hostname' \
-	bookworm "$dir.tmp/root" "$dir.tmp/sources.list" >"$dir.tmp/mmdebstrap.log" 2>&1 ||
+	"$RELEASE" "$dir.tmp/root" "$dir.tmp/sources.list" >"$dir.tmp/mmdebstrap.log" 2>&1 ||
 	{ tail -n 20 "$dir.tmp/mmdebstrap.log" >&2; exit 1; }
 root=$dir.tmp/root
 cp "$root"/boot/vmlinuz-* "$dir.tmp/vmlinuz"
@@ -73,27 +90,41 @@ for p in 0 1; do
 	printf '[Match]\nPath=pci-0000:00:0%s.0\n[Link]\nName=ib%s\n' $((p + 3)) $p \
 		>"$root/etc/systemd/network/10-ib$p.link"
 done
-# the site's soft-RoCE: one rxe device per port, before networkd configures it
-cat >"$root/etc/systemd/system/rxe@.service" <<'UNIT'
+# the site's soft-RoCE: one rxe device per port, before the network stack
+# configures it
+cat >"$root/etc/systemd/system/rxe@.service" <<UNIT
 [Unit]
 Description=soft-RoCE on %i
 BindsTo=sys-subsystem-net-devices-%i.device
 After=sys-subsystem-net-devices-%i.device
-Before=systemd-networkd.service
+Before=$STACK
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/usr/bin/rdma link add rxe_%i type rxe netdev %i
-ExecStop=-/usr/bin/rdma link delete rxe_%i
+ExecStart=rdma link add rxe_%i type rxe netdev %i
+ExecStop=-rdma link delete rxe_%i
 UNIT
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
 for p in ib0 ib1; do
 	ln -sf /etc/systemd/system/rxe@.service "$root/etc/systemd/system/multi-user.target.wants/rxe@$p.service"
 done
-# enabled as "systemctl enable" does it (with its D-Bus alias, which
-# networkctl needs)
-systemctl --root="$root" enable systemd-networkd.service >/dev/null 2>&1
-ln -sf /dev/null "$root/etc/systemd/system/systemd-networkd-wait-online.service"
+case $RELEASE in
+bookworm)
+	# enabled as "systemctl enable" does it (with its D-Bus alias, which
+	# networkctl needs)
+	systemctl --root="$root" enable systemd-networkd.service >/dev/null 2>&1
+	ln -sf /dev/null "$root/etc/systemd/system/systemd-networkd-wait-online.service"
+	;;
+trixie)
+	# only the test's keyfile profiles: no "Wired connection N" of its own
+	mkdir -p "$root/etc/NetworkManager/conf.d"
+	printf '[main]\nno-auto-default=*\n' >"$root/etc/NetworkManager/conf.d/90-ci.conf"
+	ln -sf /dev/null "$root/etc/systemd/system/NetworkManager-wait-online.service"
+	;;
+esac
+[ -e "$root/etc/systemd/system/multi-user.target.wants/$STACK" ] ||
+	[ -e "$root/etc/systemd/system/network-online.target.wants/$STACK" ] ||
+	systemctl --root="$root" enable "$STACK" >/dev/null 2>&1
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
 ln -sf /dev/null "$root/etc/systemd/system/man-db.timer"
@@ -103,8 +134,9 @@ mke2fs -q -t ext4 -d "$root" "$dir.tmp/disk.raw"
 rm -rf "$root"
 touch "$dir.tmp/done"
 mv "$dir.tmp" "$dir"
-# an image of an earlier version of this script is 1.6 GB nobody will use again
-for old in "$CACHE"/vm-rdma-*; do
+# an image of an earlier version of this script is 1.6 GB nobody will use
+# again (vm-rdma-*: the bookworm image's name before the matrix)
+for old in "$CACHE"/vm-"$RELEASE"-* "$CACHE"/vm-rdma-*; do
 	[ "$old" = "$dir" ] || case $old in *.tmp) ;; *) rm -rf --one-file-system "$old" ;; esac
 done
 echo "$dir"
