@@ -43,7 +43,7 @@ tmp=$(mktemp -d /var/tmp/ib-hook-vm-build.XXXXXX) || fail "mktemp failed"
 
 # fits_bullseye DEB: Debian 11's libc6 2.31 satisfies DEB's libc6 dependency
 fits_bullseye() {
-	need=$(dpkg-deb -f "$1" Depends Pre-Depends | tr ',' '\n' |
+	need=$(dpkg-deb -f "$1" Depends Pre-Depends | sed 's/^[A-Za-z-]*: //' | tr ',' '\n' |
 		sed -n 's/^[[:space:]]*libc6 (>= *\([^)]*\)).*/\1/p' | head -n 1)
 	[ -z "$need" ] || dpkg --compare-versions 2.31 ge "$need"
 }
