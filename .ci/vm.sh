@@ -70,7 +70,9 @@ for release in bullseye bookworm trixie; do
 		rc=1
 		continue
 	fi
-	VM_TIME_LIMIT=$((limit - 10)) timeout -k 10 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb"
+	# the test's own time limit comes first: it then stops its VMs and
+	# deletes its namespace itself
+	VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb"
 	r=$?
 	case $r in
 	0) ;;
