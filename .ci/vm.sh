@@ -10,8 +10,8 @@
 #
 # The same .deb in all three. Needs root. The VM images are cached under
 # /var/cache/ib-hook-ci by tests/vm/image.sh (about 2 min each when cold); a
-# warm pair takes about 3-4 min. Each pair is bounded to 10 min, the step to
-# 40 min.
+# warm pair takes about 3-4 min. Each pair is bounded to 9 min, the step to
+# 27 min.
 #
 #   .ci/vm.sh [PATH-TO-DEB]
 #
@@ -24,8 +24,8 @@ set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 started=$(date +%s)
-STEP_LIMIT=2400
-PAIR_LIMIT=600
+STEP_LIMIT=1620
+PAIR_LIMIT=540
 tmp=
 cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
 trap cleanup EXIT
