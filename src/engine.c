@@ -17,6 +17,7 @@
 #include "engine.h"
 #include "log.h"
 #include "netlink.h"
+#include "op.h"
 #include "plan.h"
 #include "record.h"
 #include "report.h"
@@ -580,7 +581,7 @@ static int rule_add_exists(struct ibh_engine *e, const struct ibh_rule *want, ch
 	if (r < 0)
 		goto cleanup;
 	for (size_t i = 0; i < now.n_rules; i++)
-		if (plan_rule_equal(&now.rules[i], want)) {
+		if (rule_equal(&now.rules[i], want)) {
 			r = 0;
 			goto cleanup;
 		}
@@ -611,14 +612,14 @@ static int route_add_exists(struct ibh_engine *e, const struct ibh_op *op, char 
 		return r;
 	r = -EEXIST;
 	for (size_t i = 0; i < n && r < 0; i++)
-		if (plan_route_equal(&routes[i], want)) {
+		if (route_equal(&routes[i], want)) {
 			record_forget(&e->record, &op->rec);
 			r = 0;
 		}
 	for (size_t i = 0; i < n && r < 0; i++)
 		if (ip_equal(&routes[i].dst, &want->dst) && routes[i].oif == want->oif) {
 			snprintf(routes[i].oif_name, sizeof(routes[i].oif_name), "%s", op->ifname);
-			plan_route_format(text, sizeof(text), &routes[i]);
+			route_format(text, sizeof(text), &routes[i]);
 			snprintf(why, size,
 				 "route %s, which ib-hook did not install, is in the way", text);
 			break;
@@ -683,19 +684,6 @@ static bool link_gone(struct ibh_engine *e, const struct ibh_op *op)
 	       strcmp(now.name, op->ifname) != 0;
 }
 
-static bool op_adds(const struct ibh_op *op)
-{
-	return op->kind == IBH_OP_ROUTE_ADD || op->kind == IBH_OP_RULE_ADD ||
-	       op->kind == IBH_OP_MAIN_DEL || op->kind == IBH_OP_ADOPT ||
-	       op->kind == IBH_OP_TRANSFER;
-}
-
-static bool op_takes_back(const struct ibh_op *op)
-{
-	return op->kind == IBH_OP_ROUTE_DEL || op->kind == IBH_OP_RULE_DEL ||
-	       op->kind == IBH_OP_MAIN_RESTORE || op->kind == IBH_OP_FORGET;
-}
-
 /*
  * How often one pass plans a link. A refusal that may mean the link changed
  * after it was observed (a network manager took its address away, took it
@@ -730,7 +718,7 @@ static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *re
 			*recorded = true;
 		}
 	for (size_t i = 0; i < p->n_ops; i++)
-		if (op_adds(&p->ops[i])) {
+		if (op_kind(p->ops[i].kind)->adds) {
 			r = record_add(&e->record, &p->ops[i].rec);
 			if (r < 0)
 				return r;
@@ -747,9 +735,9 @@ static int record_ahead(struct ibh_engine *e, const struct ibh_plan *p, bool *re
  */
 static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
 {
-	if (op->kind == IBH_OP_SYSCTL || op->kind == IBH_OP_IPOIB_MODE || op->kind == IBH_OP_MTU)
+	if (op_kind(op->kind)->link_setting)
 		return true;
-	for (size_t k = 0; op_adds(op) && k < p->n_ops; k++)
+	for (size_t k = 0; op_kind(op->kind)->adds && k < p->n_ops; k++)
 		if (p->ops[k].kind == IBH_OP_FORGET && rec_same_object(&p->ops[k].rec, &op->rec))
 			return true;
 	return false;
@@ -796,7 +784,7 @@ static bool world_moved(int r)
 static void forget_unsent(struct ibh_engine *e, const struct ibh_plan *p, size_t from)
 {
 	for (size_t i = from; i < p->n_ops; i++)
-		if (op_adds(&p->ops[i]) && p->ops[i].kind != IBH_OP_ADOPT)
+		if (op_kind(p->ops[i].kind)->adds && p->ops[i].kind != IBH_OP_ADOPT)
 			record_forget(&e->record, &p->ops[i].rec);
 }
 
@@ -816,7 +804,7 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 			continue;
 		why[0] = '\0';
 		r = execute(e, op, why, sizeof(why));
-		plan_describe_op(line, sizeof(line), name, op);
+		op_describe(line, sizeof(line), name, op);
 		if (r < 0 && quiet_gone && op->kind == IBH_OP_MAIN_RESTORE &&
 		    (r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EADDRNOTAVAIL ||
 		     r == -ENETUNREACH)) {
@@ -865,17 +853,17 @@ static enum ibh_result execute_plan(struct ibh_engine *e, struct pending *v, boo
 			res = IBH_FAILED;
 			break;
 		}
-		if (op_takes_back(op) && op->kind != IBH_OP_FORGET)
+		if (op_kind(op->kind)->takes_back && !op_kind(op->kind)->record_only)
 			record_forget(&e->record, &op->rec);
 		if (r == 0)
 			continue;
-		if (plan_op_is_drift(op)) {
+		if (op_kind(op->kind)->drift) {
 			changed = true;
 			e->changes++;
 			if (op_repairs(p, op))
 				note_repair(e, op->ifindex);
 		}
-		log_full(plan_op_is_drift(op) ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
+		log_full(op_kind(op->kind)->drift ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
 			 line);
 	}
 	/*
@@ -1103,7 +1091,7 @@ static int take_over(struct ibh_engine *e, const struct ibh_link *link,
 		r = record_add(&e->record, &p.ops[i].rec);
 		*moved = true;
 		if (req->mode == IBH_MODE_CHANGE) {
-			plan_describe_op(line, sizeof(line), link->name, &p.ops[i]);
+			op_describe(line, sizeof(line), link->name, &p.ops[i]);
 			log_debug("%s: %s", link->name, line);
 		}
 	}
@@ -1244,7 +1232,7 @@ static enum ibh_result run_leftovers(struct ibh_engine *e, const struct ibh_requ
 		bool drift = p.refused != 0;
 
 		for (size_t i = 0; i < p.n_ops; i++)
-			drift |= plan_op_is_drift(&p.ops[i]);
+			drift |= op_kind(p.ops[i].kind)->drift;
 		report_leftovers(e->rep, &p);
 		res = req->mode == IBH_MODE_STATUS && drift ? IBH_FAILED : IBH_OK;
 	} else if (p.refused) {
