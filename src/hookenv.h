@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "plan.h"
+#include "model.h"
 
 /* the variables the dispatchers set (NULL: unset) */
 struct ibh_hook_env {

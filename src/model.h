@@ -29,6 +29,13 @@ struct ibh_addr {
 	bool noprefixroute; /* the kernel makes no prefix route for it (NetworkManager) */
 };
 
+/* what a run does for a link */
+enum ibh_action {
+	IBH_ACTION_NONE,
+	IBH_ACTION_APPLY,
+	IBH_ACTION_REMOVE,
+};
+
 /* what ib-hook installed (or deleted from main), as kept under /run */
 enum ibh_rec_kind {
 	IBH_REC_RULE,

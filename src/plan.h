@@ -7,12 +7,6 @@
 
 struct ibh_config;
 
-enum ibh_action {
-	IBH_ACTION_NONE,
-	IBH_ACTION_APPLY,
-	IBH_ACTION_REMOVE,
-};
-
 /* the addresses ib-hook manages: IPv4, and IPv6 but link-local when IPv6=yes */
 bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
 /* ... and that no managed link with a lower index also has (it serves them) */
