@@ -234,10 +234,7 @@ static int take_lock(unsigned long wait_sec)
 		log_error("another ib-hook run held '%s' for %lu s; giving up", LOCK_FILE,
 			  wait_sec);
 	else if (fd < 0)
-		log_error_errno(fd, "cannot lock '%s': %m%s", LOCK_FILE,
-				fd == -EACCES || fd == -EPERM
-					? " (ib-hook needs root or CAP_NET_ADMIN)"
-					: "");
+		log_error_errno(fd, "cannot lock '%s': %m%s", LOCK_FILE, log_errno_hint(fd));
 	return fd;
 }
 

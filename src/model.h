@@ -29,6 +29,13 @@ struct ibh_addr {
 	bool noprefixroute; /* the kernel makes no prefix route for it (NetworkManager) */
 };
 
+/* result of one interface, worst wins */
+enum ibh_result {
+	IBH_OK = 0,
+	IBH_FAILED = 1, /* a change failed, or --status found drift */
+	IBH_USAGE = 2,	/* e.g. an unknown interface asked for by name */
+};
+
 /* what a run does for a link */
 enum ibh_action {
 	IBH_ACTION_NONE,

@@ -268,10 +268,7 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 	if (r >= 0)
 		r = engine_new(config, &w.engine);
 	if (r < 0) {
-		log_error_errno(r, "cannot open netlink: %m%s",
-				r == -EPERM || r == -EACCES
-					? " (ib-hook needs root or CAP_NET_ADMIN)"
-					: "");
+		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
 	/* subscribed before the first pass: nothing that happens during it is missed */
