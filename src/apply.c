@@ -8,12 +8,11 @@
 #include "apply.h"
 #include "config.h"
 #include "log.h"
-#include "netlink.h"
+#include "kernel.h"
 #include "observe.h"
 #include "op.h"
 #include "plan.h"
 #include "record.h"
-#include "sysctl.h"
 
 /* the kernel answered EEXIST to ib-hook's add: is the rule there now, or what is in the way */
 static int rule_add_exists(struct ibh_apply *a, const struct ibh_rule *want, char *why, size_t size)
@@ -52,7 +51,7 @@ static int route_add_exists(struct ibh_apply *a, const struct ibh_op *op, char *
 	struct ibh_route *routes = NULL;
 	size_t n = 0;
 	char text[160];
-	int r = netlink_dump_table(a->view->nl, want->table, 0, &routes, &n);
+	int r = kernel->dump_table(a->view->k, want->table, 0, &routes, &n);
 
 	if (r < 0)
 		return r;
@@ -80,39 +79,39 @@ static int execute(struct ibh_apply *a, const struct ibh_op *op, char *why, size
 
 	switch (op->kind) {
 	case IBH_OP_ROUTE_ADD:
-		r = netlink_route_add(a->view->nl, &op->route);
+		r = kernel->route_add(a->view->k, &op->route);
 		return r == -EEXIST ? route_add_exists(a, op, why, size) : r;
 	case IBH_OP_MAIN_RESTORE:
-		r = netlink_route_add(a->view->nl, &op->route);
+		r = kernel->route_add(a->view->k, &op->route);
 		/* a route to the prefix through the link is there: main serves it again */
 		return r == -EEXIST ? 0 : r;
 	case IBH_OP_ROUTE_DEL:
 	case IBH_OP_MAIN_DEL:
-		return netlink_route_del(a->view->nl, &op->route);
+		return kernel->route_del(a->view->k, &op->route);
 	case IBH_OP_RULE_ADD:
 		a->view->rules_valid = false;
-		r = netlink_rule_add(a->view->nl, &op->rule);
+		r = kernel->rule_add(a->view->k, &op->rule);
 		return r == -EEXIST ? rule_add_exists(a, &op->rule, why, size) : r;
 	case IBH_OP_RULE_DEL:
 		a->view->rules_valid = false;
-		return netlink_rule_del(a->view->nl, &op->rule);
+		return kernel->rule_del(a->view->k, &op->rule);
 	case IBH_OP_SYSCTL:
-		r = sysctl_write(op->ifname, op->sysctl.key, op->sysctl.value);
+		r = kernel->sysctl_write(op->ifname, op->sysctl.key, op->sysctl.value);
 		return r < 0 ? r : 1;
 	case IBH_OP_NEIGH_FLUSH:
-		return netlink_neigh_flush(a->view->nl, op->ifindex);
+		return kernel->neigh_flush(a->view->k, op->ifindex);
 	case IBH_OP_ADOPT:
 	case IBH_OP_FORGET:
 	case IBH_OP_TRANSFER:
 		return 1;
 	case IBH_OP_IPOIB_MODE:
-		r = netdev_attr_write(op->ifname, "mode", ipoib_mode_name(op->mode));
+		r = kernel->netdev_write(op->ifname, "mode", ipoib_mode_name(op->mode));
 		return r < 0 ? r : 1;
 	case IBH_OP_MTU: {
 		char mtu[16];
 
 		snprintf(mtu, sizeof(mtu), "%u", op->mtu);
-		r = netdev_attr_write(op->ifname, "mtu", mtu);
+		r = kernel->netdev_write(op->ifname, "mtu", mtu);
 		return r < 0 ? r : 1;
 	}
 	}
@@ -126,7 +125,7 @@ static bool link_gone(struct ibh_apply *a, const struct ibh_op *op)
 
 	if (op->ifindex <= 0)
 		return false;
-	return netlink_get_link_by_index(a->view->nl, op->ifindex, &now) == -ENODEV ||
+	return kernel->get_link_by_index(a->view->k, op->ifindex, &now) == -ENODEV ||
 	       strcmp(now.name, op->ifname) != 0;
 }
 

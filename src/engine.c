@@ -7,25 +7,20 @@
  * level that logs: netlink.c, plan.c and record.c only return codes.
  */
 #include <errno.h>
-#include <linux/rtnetlink.h>
-#include <net/if_arp.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build-config.h"
 #include "config.h"
 #include "apply.h"
 #include "engine.h"
+#include "kernel.h"
 #include "log.h"
-#include "netlink.h"
 #include "observe.h"
 #include "op.h"
 #include "plan.h"
 #include "record.h"
 #include "report.h"
 #include "select.h"
-#include "sysctl.h"
 
 struct ibh_engine {
 	struct ibh_view view;
@@ -565,7 +560,7 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 
 uint32_t engine_port(const struct ibh_engine *e)
 {
-	return netlink_port(e->view.nl);
+	return kernel->port(e->view.k);
 }
 
 unsigned long engine_changes(const struct ibh_engine *e)

@@ -68,6 +68,15 @@ struct ibh_record {
 	bool present;
 };
 
+/* an RDMA port whose netdev is in this network namespace */
+struct ibh_rdma_port {
+	int ifindex;	    /* of the netdev */
+	uint32_t dev_index; /* of the RDMA device */
+	uint32_t port;
+	char dev[64]; /* IB_DEVICE_NAME_MAX */
+	char ndev[16];
+};
+
 enum ibh_sysctl {
 	IBH_SYSCTL_ARP_IGNORE,
 	IBH_SYSCTL_ARP_ANNOUNCE,
@@ -114,6 +123,8 @@ struct ibh_observed {
 	/* InfiniBand links, when [IPoIB] asks for them: 0 (KEEP) when not read */
 	enum ibh_ipoib_mode ipoib_mode;
 	uint32_t mtu;
+	/* the RDMA port whose netdev the link is (dev[0] 0: none, or not asked) */
+	struct ibh_rdma_port rdma;
 };
 
 enum ibh_op_kind {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The one seam between ib-hook and the kernel's routing: every netlink read
- * and write goes through here, and only netlink.c includes libnl.
+ * rtnetlink and the RDMA netlink with libnl: only netlink.c includes libnl.
+ * The rest of ib-hook asks the kernel through kernel.h, whose real
+ * implementation (kernel-linux.c) calls these.
  */
 #pragma once
 
@@ -9,14 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel.h"
 #include "model.h"
 
 struct ibh_nl;
-
-struct ibh_addr_entry {
-	int ifindex;
-	struct ibh_addr addr;
-};
 
 int netlink_open(struct ibh_nl **ret);
 /* the socket's port: the kernel stamps the notifications of its requests with it */
@@ -92,15 +89,6 @@ void netlink_monitor_close(struct ibh_monitor *m);
 int netlink_monitor_fd(const struct ibh_monitor *m);
 /* drain what is pending into ev (not cleared); notifications from own_port are ib-hook's echo */
 int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);
-
-/* an RDMA port whose netdev is in this network namespace */
-struct ibh_rdma_port {
-	int ifindex;	    /* of the netdev */
-	uint32_t dev_index; /* of the RDMA device */
-	uint32_t port;
-	char dev[64]; /* IB_DEVICE_NAME_MAX */
-	char ndev[16];
-};
 
 /*
  * Every RDMA port, from the RDMA netlink (`rdma link`), with its netdev, or

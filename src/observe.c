@@ -11,14 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build-config.h"
 #include "config.h"
 #include "log.h"
 #include "observe.h"
 #include "plan.h"
 #include "record.h"
 #include "select.h"
-#include "sysctl.h"
 
 int view_open(struct ibh_view *v, const struct ibh_config *c)
 {
@@ -27,18 +25,18 @@ int view_open(struct ibh_view *v, const struct ibh_config *c)
 
 	memset(v, 0, sizeof(*v));
 	v->config = c;
-	r = netlink_open(&v->nl);
+	r = kernel->open(&v->k);
 	if (r >= 0)
-		r = netlink_netns_id(v->nl, id, sizeof(id));
+		r = kernel->netns_id(v->k, id, sizeof(id));
 	if (r < 0)
 		return r;
-	snprintf(v->record_path, sizeof(v->record_path), "%s/ib-hook/%s", RUNSTATEDIR, id);
+	snprintf(v->record_path, sizeof(v->record_path), "%s/%s", kernel->state_dir, id);
 	return 0;
 }
 
 void view_close(struct ibh_view *v)
 {
-	netlink_close(v->nl);
+	kernel->close(v->k);
 	free(v->rules);
 	free(v->links);
 	free(v->addrs);
@@ -63,7 +61,7 @@ int view_load_links(struct ibh_view *v)
 
 	free(v->links);
 	v->links = NULL;
-	r = netlink_dump_links(v->nl, &v->links, &v->n_links);
+	r = kernel->dump_links(v->k, &v->links, &v->n_links);
 	if (r < 0)
 		return r;
 	v->links_valid = true;
@@ -131,7 +129,7 @@ static int load_rules(struct ibh_view *v)
 		return 0;
 	free(v->rules);
 	v->rules = NULL;
-	r = netlink_dump_rules(v->nl, &v->rules, &v->n_rules, &v->rule_protocol);
+	r = kernel->dump_rules(v->k, &v->rules, &v->n_rules, &v->rule_protocol);
 	if (r < 0)
 		return r;
 	v->rules_valid = true;
@@ -146,7 +144,7 @@ int view_load_addrs(struct ibh_view *v)
 		return 0;
 	free(v->addrs);
 	v->addrs = NULL;
-	r = netlink_dump_addrs(v->nl, 0, &v->addrs, &v->n_addrs);
+	r = kernel->dump_addrs(v->k, 0, &v->addrs, &v->n_addrs);
 	if (r < 0)
 		return r;
 	v->addrs_valid = true;
@@ -181,7 +179,7 @@ int view_link_by_index(struct ibh_view *v, int ifindex, struct ibh_link *ret)
 			*ret = v->asked[i].link;
 			return v->asked[i].r;
 		}
-	r = netlink_get_link_by_index(v->nl, ifindex, ret);
+	r = kernel->get_link_by_index(v->k, ifindex, ret);
 	remember_link(v, ifindex, r, ret);
 	return r;
 }
@@ -203,7 +201,7 @@ int view_link_by_name(struct ibh_view *v, const char *name, struct ibh_link *ret
 			*ret = v->asked[i].link;
 			return 0;
 		}
-	r = netlink_get_link(v->nl, name, ret);
+	r = kernel->get_link(v->k, name, ret);
 	if (r == 0)
 		remember_link(v, ret->ifindex, r, ret);
 	return r;
@@ -327,7 +325,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 	int r;
 
 	probe_address(o, prefix, &probe);
-	r = netlink_fib_match(v->nl, &probe, oif, &rt);
+	r = kernel->fib_match(v->k, &probe, oif, &rt);
 	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
 		return 0;
 	if (r < 0)
@@ -415,7 +413,7 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 	if (r < 0)
 		goto cleanup;
 	if (o->table) {
-		r = netlink_dump_table(v->nl, o->table, 0, &o->routes, &o->n_routes);
+		r = kernel->dump_table(v->k, o->table, 0, &o->routes, &o->n_routes);
 		if (r < 0)
 			goto cleanup;
 	}
@@ -442,24 +440,27 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
 		bool wanted = status || c->sysctl[k] != IBH_SYSCTL_KEEP;
 
-		o->sysctl[k] =
-			wanted ? sysctl_read(link->name, (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
-		o->sysctl_all[k] =
-			status ? sysctl_read("all", (enum ibh_sysctl)k) : IBH_SYSCTL_UNKNOWN;
+		o->sysctl[k] = wanted ? kernel->sysctl_read(link->name, (enum ibh_sysctl)k)
+				      : IBH_SYSCTL_UNKNOWN;
+		o->sysctl_all[k] = status ? kernel->sysctl_read("all", (enum ibh_sysctl)k)
+					  : IBH_SYSCTL_UNKNOWN;
 		if (o->sysctl[k] < 0)
 			o->sysctl[k] = IBH_SYSCTL_UNKNOWN;
 		if (o->sysctl_all[k] < 0)
 			o->sysctl_all[k] = IBH_SYSCTL_UNKNOWN;
 	}
+	/* --status names the RDMA port of the link */
+	if (status && select_rdma_port(link->ifindex))
+		o->rdma = *select_rdma_port(link->ifindex);
 	if (link->type == ARPHRD_INFINIBAND &&
 	    (status || c->ipoib_mode != IBH_IPOIB_KEEP || c->ipoib_mtu)) {
 		char val[64];
 
-		if (netdev_attr_read(link->name, "mode", val, sizeof(val)) == 0)
+		if (kernel->netdev_read(link->name, "mode", val, sizeof(val)) == 0)
 			o->ipoib_mode = strcmp(val, "connected") == 0  ? IBH_IPOIB_CONNECTED
 					: strcmp(val, "datagram") == 0 ? IBH_IPOIB_DATAGRAM
 								       : IBH_IPOIB_KEEP;
-		if (netdev_attr_read(link->name, "mtu", val, sizeof(val)) == 0)
+		if (kernel->netdev_read(link->name, "mtu", val, sizeof(val)) == 0)
 			o->mtu = (uint32_t)strtoul(val, NULL, 10);
 	}
 	r = 0;
@@ -518,7 +519,7 @@ int observe_leftovers(struct ibh_view *v, struct ibh_observed *o)
 			struct ibh_route *t = NULL, *all;
 			size_t n_t = 0;
 
-			r = netlink_dump_table(v->nl, rec->route.table, 0, &t, &n_t);
+			r = kernel->dump_table(v->k, rec->route.table, 0, &t, &n_t);
 			if (r < 0)
 				break;
 			all = realloc(o->routes, (o->n_routes + n_t + 1) * sizeof(*all));

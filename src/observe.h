@@ -10,13 +10,13 @@
 #include <stdint.h>
 
 #include "model.h"
-#include "netlink.h"
+#include "kernel.h"
 
 struct ibh_config;
 
 struct ibh_view {
 	const struct ibh_config *config;
-	struct ibh_nl *nl;
+	struct ibh_kernel *k;
 	/* the namespace's rules, read once and again only after ib-hook changed them */
 	struct ibh_rule *rules;
 	size_t n_rules;

@@ -8,9 +8,7 @@
 #include "config.h"
 #include "op.h"
 #include "plan.h"
-#include "netlink.h"
 #include "report.h"
-#include "select.h"
 
 struct ibh_report {
 	FILE *out;
@@ -199,14 +197,12 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 	FILE *f = r->out;
 	char a[64], b[64], cmd[512], warning[128];
 	size_t managed = 0;
-	const struct ibh_rdma_port *rdma;
 
 	fprintf(f, "%s: table %u, priority %u, main route %s%s\n", o->link.name, o->table,
 		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep",
 		o->link.up ? "" : ", link down");
-	rdma = select_rdma_port(o->link.ifindex);
-	if (rdma)
-		fprintf(f, "  rdma: %s port %u\n", rdma->dev, rdma->port);
+	if (o->rdma.dev[0])
+		fprintf(f, "  rdma: %s port %u\n", o->rdma.dev, o->rdma.port);
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		struct ibh_ip prefix;
 
@@ -282,18 +278,16 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	FILE *f = r->out;
 	char a[64], cmd[512];
 	bool first = true;
-	const struct ibh_rdma_port *rdma;
 
 	fprintf(f, "{\"name\":");
 	json_string(f, o->link.name);
 	fprintf(f, ",\"ifindex\":%d,\"up\":%s,\"table\":%u,\"priority\":%u,\"main_route\":\"%s\"",
 		o->link.ifindex, o->link.up ? "true" : "false", o->table, c->priority,
 		c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
-	rdma = select_rdma_port(o->link.ifindex);
-	if (rdma) {
+	if (o->rdma.dev[0]) {
 		fprintf(f, ",\"rdma\":{\"device\":");
-		json_string(f, rdma->dev);
-		fprintf(f, ",\"port\":%u}", rdma->port);
+		json_string(f, o->rdma.dev);
+		fprintf(f, ",\"port\":%u}", o->rdma.port);
 	}
 	fprintf(f, ",\"addresses\":[");
 	for (size_t i = 0; i < o->n_addrs; i++) {

@@ -92,3 +92,13 @@ int netdev_attr_write(const char *ifname, const char *attr, const char *value)
 	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
 	return write_all(path, value);
 }
+
+bool netdev_attr_exists(const char *ifname, const char *attr)
+{
+	char path[128];
+
+	if (!name_ok(ifname))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+	return access(path, F_OK) == 0;
+}
