@@ -30,12 +30,6 @@ enum section {
 	SECTION_IPOIB,
 };
 
-static const char *const hook_keys[IBH_HOOK_MAX] = {
-	[IBH_HOOK_NETWORKD] = "Networkd",
-	[IBH_HOOK_IFUPDOWN] = "Ifupdown",
-	[IBH_HOOK_NETWORKMANAGER] = "NetworkManager",
-};
-
 static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
 	[IBH_SYSCTL_ARP_IGNORE] = "arp_ignore",
 	[IBH_SYSCTL_ARP_ANNOUNCE] = "arp_announce",
@@ -64,11 +58,6 @@ const char *ipoib_mode_name(enum ibh_ipoib_mode m)
 	return m == IBH_IPOIB_CONNECTED	 ? "connected"
 	       : m == IBH_IPOIB_DATAGRAM ? "datagram"
 					 : "keep";
-}
-
-const char *hook_family_key(enum ibh_hook_family f)
-{
-	return f < IBH_HOOK_MAX ? hook_keys[f] : "?";
 }
 
 void config_defaults(struct ibh_config *c)
@@ -321,7 +310,7 @@ static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key,
 		       struct ibh_config_error *err)
 {
 	for (int i = 0; i < IBH_HOOK_MAX; i++) {
-		if (strcmp(key, hook_keys[i]) != 0)
+		if (strcmp(key, hook_family((enum ibh_hook_family)i)->key) != 0)
 			continue;
 		if (parse_bool(value, &c->hooks[i]) < 0)
 			return fail(err, line, key, "%s '%s' is neither 'yes' nor 'no'", key,

@@ -69,7 +69,7 @@ struct cli {
 	/* NetworkManager's ENTRY INTERFACE ACTION */
 	const char *nm_iface, *nm_action;
 	/* a hook run: which dispatcher family it came from */
-	const char *hook_source;
+	enum ibh_hook_family hook_family;
 };
 
 /* -1: go on; otherwise the exit code (--help, --version, a usage error) */
@@ -179,51 +179,24 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 /* no --iface, --all, --status or --watch: the interface and the action of a dispatcher */
 static int from_hook_env(struct cli *cli)
 {
-	struct ibh_hook_env env = {
-		.iface = getenv("IFACE"),
-		.state = getenv("STATE"),
-		.mode = getenv("MODE"),
-		.phase = getenv("PHASE"),
-		.addrfam = getenv("ADDRFAM"),
-		.method = getenv("METHOD"),
-		.nm_arg_iface = cli->nm_iface,
-		.nm_arg_action = cli->nm_action,
-		.nm_action = getenv("NM_DISPATCHER_ACTION"),
-		.device_iface = getenv("DEVICE_IFACE"),
-		.device_ip_iface = getenv("DEVICE_IP_IFACE"),
-	};
+	struct ibh_hook_env env;
 	struct ibh_hook hook;
 
+	hookenv_read(&env);
+	env.nm_arg_iface = cli->nm_iface;
+	env.nm_arg_action = cli->nm_action;
 	if (hookenv_parse(&env, &hook) < 0)
 		return usage_error(
 			"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
 	if (hook.action == IBH_ACTION_NONE)
 		return 0;
 	cli->req.hook = true;
-	cli->hook_source = hook.source;
+	cli->hook_family = hook.family;
 	/* IFACE alone is a replay by hand: an explicit --remove still counts */
-	if (!(cli->req.action == IBH_ACTION_REMOVE && strcmp(hook.source, "environment") == 0))
+	if (!(cli->req.action == IBH_ACTION_REMOVE && hook.family == IBH_HOOK_BY_HAND))
 		cli->req.action = hook.action;
 	cli->ifaces[cli->n_ifaces++] = hook.iface;
 	return -1;
-}
-
-/* [Hooks] may switch a dispatcher family off: its runs then do nothing */
-static bool hook_family_off(const struct ibh_config *config, const char *source)
-{
-	static const struct {
-		const char *source;
-		enum ibh_hook_family family;
-	} families[] = {
-		{ "networkd-dispatcher", IBH_HOOK_NETWORKD },
-		{ "ifupdown", IBH_HOOK_IFUPDOWN },
-		{ "NetworkManager", IBH_HOOK_NETWORKMANAGER },
-	};
-
-	for (size_t i = 0; source && i < sizeof(families) / sizeof(families[0]); i++)
-		if (strcmp(source, families[i].source) == 0)
-			return !config->hooks[families[i].family];
-	return false;
 }
 
 static int take_lock(unsigned long wait_sec)
@@ -328,8 +301,10 @@ int main(int argc, char *argv[])
 		return IBH_USAGE;
 	}
 	cli.req.config_files = files;
-	if (cli.req.hook && hook_family_off(&config, cli.hook_source)) {
-		log_debug("%s runs are switched off ([Hooks]); nothing to do", cli.hook_source);
+	/* [Hooks] may switch a dispatcher family off: its runs then do nothing */
+	if (cli.req.hook && cli.hook_family < IBH_HOOK_MAX && !config.hooks[cli.hook_family]) {
+		log_debug("%s runs are switched off ([Hooks]); nothing to do",
+			  hook_family(cli.hook_family)->name);
 		return 0;
 	}
 
