@@ -176,19 +176,6 @@ static int parse_bool(const char *s, bool *ret)
 	return -EINVAL;
 }
 
-static bool ifname_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return false;
-	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || *s == '=' || (unsigned char)*s < 0x21 || *s == 0x7f)
-			return false;
-	return true;
-}
-
 static int parse_match(struct ibh_config *c, unsigned int line, const char *key, char *value,
 		       struct ibh_config_error *err)
 {

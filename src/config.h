@@ -64,6 +64,9 @@ int config_load_all(struct ibh_config *c, const char *path, const char *dropin_d
 		    struct ibh_config_error *err, char *files, size_t files_size);
 
 /* "FILE:LINE: message" or "FILE: message" of a failed config_load_all() that returned r */
+/* room for the names of the files config_load_all() read, one per line */
+#define IBH_CONFIG_FILES_SIZE 2048
+
 void config_error_format(const struct ibh_config_error *err, int r, char *buf, size_t size);
 
 /* [Tables] entry of ifname, or 0 */

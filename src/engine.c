@@ -101,6 +101,11 @@ void engine_free(struct ibh_engine *e)
 	free(e);
 }
 
+void engine_set_config(struct ibh_engine *e, const struct ibh_config *c)
+{
+	e->view.config = c;
+}
+
 void engine_invalidate(struct ibh_engine *e)
 {
 	view_invalidate(&e->view);

@@ -56,19 +56,6 @@ static enum ibh_action nm_action(const char *action)
 	return IBH_ACTION_NONE;
 }
 
-/* what the kernel could name a link: a hostile argument is nobody's link */
-static bool ifname_valid(const char *s)
-{
-	size_t n = strnlen(s, IFNAMSIZ);
-
-	if (n == 0 || n >= IFNAMSIZ || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return false;
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || (unsigned char)*s < 0x21 || *s == 0x7f)
-			return false;
-	return true;
-}
-
 static bool nonempty(const char *s)
 {
 	return s && s[0] != '\0';
@@ -95,6 +82,7 @@ static enum ibh_action networkmanager_action(const struct ibh_hook_env *env, con
 		*iface = env->device_iface;
 	else
 		*iface = "";
+	/* a hostile argument is nobody's link */
 	return ifname_valid(*iface) ? nm_action(action) : IBH_ACTION_NONE;
 }
 

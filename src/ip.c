@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,19 @@ const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool wi
 const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size)
 {
 	return ip_to_string(a, buf, size, a->len != ip_bits(a->family));
+}
+
+bool ifname_valid(const char *s)
+{
+	size_t n = strnlen(s, IF_NAMESIZE);
+
+	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || (unsigned char)*s < 0x21 || *s == 0x7f)
+			return false;
+	return true;
 }
 
 const char *ip_to_record(const struct ibh_ip *a, char *buf, size_t size, bool with_len)

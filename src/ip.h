@@ -28,6 +28,11 @@ bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b);
 const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len);
 /* as `ip` prints it: the length only when it is not a whole address */
 const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size);
+/*
+ * A name the kernel could give a link (dev_valid_name): 1 to 15 bytes, not
+ * "." or "..", no '/', ':', blank or control byte; UTF-8 is allowed
+ */
+bool ifname_valid(const char *s);
 /* "A/LEN" (with_len) or "A", or "-" for family 0; and back (-EINVAL) */
 const char *ip_to_record(const struct ibh_ip *a, char *buf, size_t size, bool with_len);
 int ip_from_record(const char *s, struct ibh_ip *ret, bool with_len);

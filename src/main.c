@@ -72,8 +72,15 @@ struct cli {
 	enum ibh_hook_family hook_family;
 };
 
-/* -1: go on; otherwise the exit code (--help, --version, a usage error) */
-static int parse_args(int argc, char *argv[], struct cli *cli)
+/* the end of a run before it began (--help, --version, a usage error): its exit code */
+static bool stop(int *exit_code, int code)
+{
+	*exit_code = code;
+	return false;
+}
+
+/* true: go on; false: exit with *exit_code */
+static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
 	static const struct option options[] = { { "iface", required_argument, NULL, 'i' },
 						 { "all", no_argument, NULL, 'a' },
@@ -100,7 +107,7 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 		switch (opt) {
 		case 'i':
 			if (cli->n_ifaces == MAX_IFACES)
-				return usage_error("too many --iface", NULL);
+				return stop(exit_code, usage_error("too many --iface", NULL));
 			cli->ifaces[cli->n_ifaces++] = optarg;
 			break;
 		case 'a':
@@ -111,14 +118,16 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 			break;
 		case 'n':
 			if (req->mode == IBH_MODE_STATUS)
-				return usage_error("--status and --dry-run exclude each other",
-						   NULL);
+				return stop(exit_code,
+					    usage_error("--status and --dry-run exclude each other",
+							NULL));
 			req->mode = IBH_MODE_DRY_RUN;
 			break;
 		case 's':
 			if (req->mode == IBH_MODE_DRY_RUN)
-				return usage_error("--status and --dry-run exclude each other",
-						   NULL);
+				return stop(exit_code,
+					    usage_error("--status and --dry-run exclude each other",
+							NULL));
 			req->mode = IBH_MODE_STATUS;
 			break;
 		case 'j':
@@ -134,50 +143,60 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 			errno = 0;
 			cli->wait_sec = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || cli->wait_sec > 3600)
-				return usage_error(
-					"--wait takes seconds from 0 (do not wait) to 3600",
-					optarg);
+				return stop(
+					exit_code,
+					usage_error(
+						"--wait takes seconds from 0 (do not wait) to 3600",
+						optarg));
 			break;
 		case 'v':
 			cli->verbose++;
 			break;
 		case 'V':
 			printf("ib-hook %s\n", PROJECT_VERSION);
-			return 0;
+			return stop(exit_code, 0);
 		case 'h':
 			help(stdout);
-			return 0;
+			return stop(exit_code, 0);
 		default:
 			if (optopt && optopt != '?' && strchr("icw", optopt))
-				return usage_error("option needs a value", argv[optind - 1]);
-			return usage_error("unknown option",
-					   optopt ? (char[]){ '-', (char)optopt, 0 }
-						  : argv[optind - 1]);
+				return stop(exit_code,
+					    usage_error("option needs a value", argv[optind - 1]));
+			return stop(exit_code, usage_error("unknown option",
+							   optopt ? (char[]){ '-', (char)optopt, 0 }
+								  : argv[optind - 1]));
 		}
 	}
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
 	if (optind < argc && (argc - optind != 2 || cli->all || cli->n_ifaces || cli->watch ||
 			      req->mode == IBH_MODE_STATUS))
-		return usage_error("unexpected argument", argv[optind]);
+		return stop(exit_code, usage_error("unexpected argument", argv[optind]));
 	if (optind < argc) {
 		cli->nm_iface = argv[optind];
 		cli->nm_action = argv[optind + 1];
 	}
 	if (cli->all && cli->n_ifaces)
-		return usage_error("--all and --iface exclude each other", NULL);
+		return stop(exit_code, usage_error("--all and --iface exclude each other", NULL));
 	if (req->mode == IBH_MODE_STATUS && req->action == IBH_ACTION_REMOVE)
-		return usage_error("--status and --remove exclude each other", NULL);
+		return stop(exit_code,
+			    usage_error("--status and --remove exclude each other", NULL));
 	if (req->json && req->mode == IBH_MODE_CHANGE)
-		return usage_error("--json goes with --status or --dry-run", NULL);
+		return stop(exit_code, usage_error("--json goes with --status or --dry-run", NULL));
 	if (cli->watch && (cli->all || cli->n_ifaces || req->mode != IBH_MODE_CHANGE ||
 			   req->action != IBH_ACTION_APPLY))
-		return usage_error(
-			"--watch takes no --iface, --all, --remove, --dry-run or --status", NULL);
-	return -1;
+		return stop(
+			exit_code,
+			usage_error(
+				"--watch takes no --iface, --all, --remove, --dry-run or --status",
+				NULL));
+	return true;
 }
 
-/* no --iface, --all, --status or --watch: the interface and the action of a dispatcher */
-static int from_hook_env(struct cli *cli)
+/*
+ * no --iface, --all, --status or --watch: the interface and the action of a
+ * dispatcher; false: exit with *exit_code (0: nothing to do)
+ */
+static bool from_hook_env(struct cli *cli, int *exit_code)
 {
 	struct ibh_hook_env env;
 	struct ibh_hook hook;
@@ -186,17 +205,20 @@ static int from_hook_env(struct cli *cli)
 	env.nm_arg_iface = cli->nm_iface;
 	env.nm_arg_action = cli->nm_action;
 	if (hookenv_parse(&env, &hook) < 0)
-		return usage_error(
-			"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
+		return stop(
+			exit_code,
+			usage_error(
+				"no interface: give --iface IF or --all (a dispatcher sets IFACE)",
+				NULL));
 	if (hook.action == IBH_ACTION_NONE)
-		return 0;
+		return stop(exit_code, 0);
 	cli->req.hook = true;
 	cli->hook_family = hook.family;
 	/* IFACE alone is a replay by hand: an explicit --remove still counts */
 	if (!(cli->req.action == IBH_ACTION_REMOVE && hook.family == IBH_HOOK_BY_HAND))
 		cli->req.action = hook.action;
 	cli->ifaces[cli->n_ifaces++] = hook.iface;
-	return -1;
+	return true;
 }
 
 static int take_lock(unsigned long wait_sec)
@@ -261,13 +283,12 @@ int main(int argc, char *argv[])
 	const char *dropin_dir;
 	struct ibh_config_error cerr = {};
 	struct ibh_config config;
-	char files[2048];
+	char files[IBH_CONFIG_FILES_SIZE];
 	enum ibh_log_target target;
 	enum ibh_result res;
 	int r;
 
-	r = parse_args(argc, argv, &cli);
-	if (r >= 0)
+	if (!parse_args(argc, argv, &cli, &r))
 		return r;
 	dropin_dir = cli.config_path ? NULL : DEFAULT_CONFIG ".d";
 
@@ -284,8 +305,7 @@ int main(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch) {
-		r = from_hook_env(&cli);
-		if (r >= 0)
+		if (!from_hook_env(&cli, &r))
 			return r;
 	}
 	if (cli.req.mode == IBH_MODE_STATUS && cli.n_ifaces == 0)

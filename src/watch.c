@@ -45,6 +45,7 @@ struct fight {
 };
 
 struct watch {
+	/* the configuration in use: the watcher's own, replaced whole on SIGHUP */
 	struct ibh_config *config;
 	const struct ibh_watch_options *opt;
 	struct ibh_engine *engine;
@@ -146,7 +147,7 @@ static void reload(struct watch *w)
 {
 	struct ibh_config_error err = {};
 	struct ibh_config *next = malloc(sizeof(*next));
-	char files[1024];
+	char files[IBH_CONFIG_FILES_SIZE];
 	int r;
 
 	if (!next) {
@@ -163,8 +164,9 @@ static void reload(struct watch *w)
 		free(next);
 		return;
 	}
-	*w->config = *next;
-	free(next);
+	engine_set_config(w->engine, next);
+	free(w->config);
+	w->config = next;
 	for (char *p = files; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
@@ -248,9 +250,9 @@ static int next_timeout(struct watch *w)
 	return until <= now ? 0 : (int)(until - now);
 }
 
-int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
+int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt)
 {
-	struct watch w = { .config = config, .opt = opt };
+	struct watch w = { .config = malloc(sizeof(struct ibh_config)), .opt = opt };
 	sigset_t mask;
 	int sfd = -1, r, rc = 1;
 
@@ -264,9 +266,14 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 		log_error_errno(-errno, "cannot create a signalfd: %m");
 		goto cleanup;
 	}
+	if (!w.config) {
+		log_error_errno(-ENOMEM, "%m");
+		goto cleanup;
+	}
+	*w.config = *config;
 	r = netlink_monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
 	if (r >= 0)
-		r = engine_new(config, &w.engine);
+		r = engine_new(w.config, &w.engine);
 	if (r < 0) {
 		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
@@ -332,6 +339,7 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 	}
 cleanup:
 	engine_free(w.engine);
+	free(w.config);
 	netlink_monitor_close(w.mon);
 	if (sfd >= 0)
 		close(sfd);
