@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "apply.h"
+#include "array.h"
 #include "config.h"
 #include "log.h"
 #include "kernel.h"
@@ -168,11 +169,8 @@ static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
 
 static void note_repair(struct ibh_apply *a, int ifindex)
 {
-	for (size_t i = 0; i < a->n_repaired; i++)
-		if (a->repaired[i] == ifindex)
-			return;
-	if (a->n_repaired < sizeof(a->repaired) / sizeof(a->repaired[0]))
-		a->repaired[a->n_repaired++] = ifindex;
+	index_set_add(a->repaired, &a->n_repaired, sizeof(a->repaired) / sizeof(a->repaired[0]),
+		      ifindex);
 }
 
 static void ipoib_refused(struct ibh_apply *a, const struct ibh_op *op, int r)

@@ -15,6 +15,18 @@ void msg_init(struct ibh_msg *m, uint16_t type, uint16_t flags, const void *hdr,
 	m->nlh.nlmsg_len = NLMSG_ALIGN(m->nlh.nlmsg_len);
 }
 
+void msg_request(struct ibh_msg *m, uint16_t type, bool add, uint16_t add_flags, const void *hdr,
+		 size_t len)
+{
+	msg_init(m, type, NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | add_flags : 0), hdr,
+		 len);
+}
+
+uint8_t msg_table8(uint32_t table)
+{
+	return table < 256 ? (uint8_t)table : 0;
+}
+
 void msg_put(struct ibh_msg *m, uint16_t type, const void *data, size_t len)
 {
 	size_t at = m->nlh.nlmsg_len, total = NLA_ALIGN(NLA_HDRLEN + len);

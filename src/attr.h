@@ -24,6 +24,11 @@ struct ibh_msg {
 };
 
 void msg_init(struct ibh_msg *m, uint16_t type, uint16_t flags, const void *hdr, size_t len);
+/* a request to add (NLM_F_CREATE and add_flags) or delete an object, hdr its family header */
+void msg_request(struct ibh_msg *m, uint16_t type, bool add, uint16_t add_flags, const void *hdr,
+		 size_t len);
+/* the 8-bit table of a family header: the table, or 0 when only the attribute can hold it */
+uint8_t msg_table8(uint32_t table);
 void msg_put(struct ibh_msg *m, uint16_t type, const void *data, size_t len);
 void msg_put_u32(struct ibh_msg *m, uint16_t type, uint32_t v);
 void msg_put_u8(struct ibh_msg *m, uint16_t type, uint8_t v);

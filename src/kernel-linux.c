@@ -15,17 +15,13 @@ struct ibh_kernel {
 static int linux_open(struct ibh_kernel **ret)
 {
 	struct ibh_kernel *k = calloc(1, sizeof(*k));
-	int r;
+	int r = k ? netlink_open(&k->nl) : -ENOMEM;
 
-	if (!k)
-		return -ENOMEM;
-	r = netlink_open(&k->nl);
-	if (r < 0) {
+	if (r < 0)
 		free(k);
-		return r;
-	}
-	*ret = k;
-	return 0;
+	else
+		*ret = k;
+	return r;
 }
 
 static void linux_close(struct ibh_kernel *k)

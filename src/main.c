@@ -98,6 +98,7 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 	struct ibh_request *req = &cli->req;
 	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
 	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
+	enum ibh_mode mode;
 	char *end;
 	int opt;
 
@@ -111,30 +112,21 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 			cli->ifaces[cli->n_ifaces++] = optarg;
 			break;
 		case 'a':
-			cli->all = true;
+		case 'j':
+		case 'W':
+			*(opt == 'a' ? &cli->all : opt == 'j' ? &req->json : &cli->watch) = true;
 			break;
 		case 'r':
 			req->action = IBH_ACTION_REMOVE;
 			break;
 		case 'n':
-			if (req->mode == IBH_MODE_STATUS)
-				return stop(exit_code,
-					    usage_error("--status and --dry-run exclude each other",
-							NULL));
-			req->mode = IBH_MODE_DRY_RUN;
-			break;
 		case 's':
-			if (req->mode == IBH_MODE_DRY_RUN)
+			mode = opt == 'n' ? IBH_MODE_DRY_RUN : IBH_MODE_STATUS;
+			if (req->mode != IBH_MODE_CHANGE && req->mode != mode)
 				return stop(exit_code,
 					    usage_error("--status and --dry-run exclude each other",
 							NULL));
-			req->mode = IBH_MODE_STATUS;
-			break;
-		case 'j':
-			req->json = true;
-			break;
-		case 'W':
-			cli->watch = true;
+			req->mode = mode;
 			break;
 		case 'c':
 			cli->config_path = optarg;

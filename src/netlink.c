@@ -22,6 +22,7 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "array.h"
 #include "attr.h"
 #include "kernel-abi.h"
 #include "netlink.h"
@@ -40,7 +41,7 @@
 #define DUMP_TRIES 5
 
 struct ibh_nl {
-	struct nl_sock *sk;
+	struct nl_sock *sk; /* first: close_handle() */
 };
 
 /* the one place where libnl's -NLE_* codes become -errno */
@@ -84,47 +85,61 @@ static int nle_to_errno(int nle)
 	}
 }
 
+/*
+ * A connected rtnetlink socket in *ret (NULL on error). The kernel never
+ * builds a dump message or a notification over 32 KiB: a buffer that size
+ * needs no peek (one recvmsg per message instead of two).
+ */
+static int new_socket(struct nl_sock **ret)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int r;
+
+	*ret = NULL;
+	if (!sk)
+		return -ENOMEM;
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, 32768);
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0) {
+		nl_socket_free(sk);
+		return nle_to_errno(r);
+	}
+	*ret = sk;
+	return 0;
+}
+
+/* a handle whose first member is its socket (struct ibh_nl, struct ibh_monitor) */
+static void close_handle(void *handle)
+{
+	if (handle)
+		nl_socket_free(*(struct nl_sock **)handle);
+	free(handle);
+}
+
+void netlink_close(struct ibh_nl *n)
+{
+	close_handle(n);
+}
+
 int netlink_open(struct ibh_nl **ret)
 {
-	struct ibh_nl *n;
-	int one = 1, r;
+	struct ibh_nl *n = calloc(1, sizeof(*n));
+	int one = 1, r = n ? new_socket(&n->sk) : -ENOMEM;
 
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	n->sk = nl_socket_alloc();
-	if (!n->sk) {
+	if (r < 0) {
 		free(n);
-		return -ENOMEM;
+		return r;
 	}
 	/* writes ask for their ack themselves; a get must not leave one queued */
 	nl_socket_disable_auto_ack(n->sk);
-	/*
-	 * The kernel never builds a dump message over 32 KiB: a buffer that size
-	 * needs no peek (one recvmsg per message instead of two), and requests
-	 * are small enough for 1 KiB messages instead of a zeroed page each.
-	 */
-	nl_socket_disable_msg_peek(n->sk);
-	nl_socket_set_msg_buf_size(n->sk, 32768);
+	/* requests are small enough for 1 KiB messages instead of a zeroed page each */
 	nlmsg_set_default_size(1024);
-	r = nl_connect(n->sk, NETLINK_ROUTE);
-	if (r < 0) {
-		netlink_close(n);
-		return nle_to_errno(r);
-	}
 	/* lets the kernel filter dumps by table and device; older kernels dump all */
 	(void)setsockopt(nl_socket_get_fd(n->sk), SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one,
 			 sizeof(one));
 	*ret = n;
 	return 0;
-}
-
-void netlink_close(struct ibh_nl *n)
-{
-	if (!n)
-		return;
-	nl_socket_free(n->sk);
-	free(n);
 }
 
 struct transaction {
@@ -218,15 +233,8 @@ struct vec {
 
 static void *vec_push(struct vec *v)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-		void *items = realloc(v->items, cap * v->size);
-
-		if (!items)
-			return NULL;
-		v->items = items;
-		v->cap = cap;
-	}
+	if (array_grow(&v->items, &v->cap, v->n, v->size, 8) < 0)
+		return NULL;
 	memset((char *)v->items + v->n * v->size, 0, v->size);
 	return (char *)v->items + v->n++ * v->size;
 }
@@ -283,17 +291,15 @@ static int parse_link(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
+/* one link, by name (name) or index: -ENODEV when there is none */
+static int get_link(struct ibh_nl *n, const char *name, int ifindex, struct ibh_link *ret)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
 	struct vec v = { .size = sizeof(struct ibh_link) };
-	struct nl_msg *msg;
+	struct nl_msg *msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
 	int r;
 
-	if (strlen(name) >= IF_NAMESIZE)
-		return -ENODEV;
-	msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
-	if (!msg || nla_put_string(msg, IFLA_IFNAME, name) < 0 ||
+	if (!msg || (name && nla_put_string(msg, IFLA_IFNAME, name) < 0) ||
 	    nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
@@ -305,6 +311,13 @@ int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
 		*ret = *(struct ibh_link *)v.items;
 	free(v.items);
 	return r;
+}
+
+int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
+{
+	if (strlen(name) >= IF_NAMESIZE)
+		return -ENODEV;
+	return get_link(n, name, 0, ret);
 }
 
 static struct nl_msg *build_link_dump(const void *arg)
@@ -592,52 +605,50 @@ static int request(struct ibh_nl *n, struct ibh_msg *m)
 	return transact(n, msg, NULL, NULL);
 }
 
-static int route_request(struct ibh_nl *n, const struct ibh_route *r, bool add)
+/* 1: changed; on delete 0: absent already (the kernel says ENOENT or ESRCH) */
+static int change(struct ibh_nl *n, struct ibh_msg *m, bool add)
+{
+	int e = request(n, m);
+
+	if (!add && (e == -ENOENT || e == -ESRCH))
+		return 0;
+	return e < 0 ? e : 1;
+}
+
+static int route_change(struct ibh_nl *n, const struct ibh_route *r, bool add)
 {
 	struct ibh_msg m;
 
 	route_to_msg(&m, r, add);
-	return request(n, &m);
+	return change(n, &m, add);
 }
 
-int netlink_route_add(struct ibh_nl *n, const struct ibh_route *r)
-{
-	int e = route_request(n, r, true);
-
-	return e < 0 ? e : 1;
-}
-
-int netlink_route_del(struct ibh_nl *n, const struct ibh_route *r)
-{
-	int e = route_request(n, r, false);
-
-	if (e == -ESRCH || e == -ENOENT)
-		return 0;
-	return e < 0 ? e : 1;
-}
-
-static int rule_request(struct ibh_nl *n, const struct ibh_rule *r, bool add)
+static int rule_change(struct ibh_nl *n, const struct ibh_rule *r, bool add)
 {
 	struct ibh_msg m;
 
 	rule_to_msg(&m, r, add);
-	return request(n, &m);
+	return change(n, &m, add);
+}
+
+int netlink_route_add(struct ibh_nl *n, const struct ibh_route *r)
+{
+	return route_change(n, r, true);
+}
+
+int netlink_route_del(struct ibh_nl *n, const struct ibh_route *r)
+{
+	return route_change(n, r, false);
 }
 
 int netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r)
 {
-	int e = rule_request(n, r, true);
-
-	return e < 0 ? e : 1;
+	return rule_change(n, r, true);
 }
 
 int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
 {
-	int e = rule_request(n, r, false);
-
-	if (e == -ENOENT || e == -ESRCH)
-		return 0;
-	return e < 0 ? e : 1;
+	return rule_change(n, r, false);
 }
 
 struct fib_match {
@@ -686,25 +697,9 @@ int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struc
 
 int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct vec v = { .size = sizeof(struct ibh_link) };
-	struct nl_msg *msg;
-	int r;
-
 	if (ifindex <= 0)
 		return -ENODEV;
-	msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
-	if (!msg || nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	r = transact(n, msg, parse_link, &v);
-	if (r == 0 && v.n == 0)
-		r = -ENODEV;
-	if (r == 0)
-		*ret = *(struct ibh_link *)v.items;
-	free(v.items);
-	return r;
+	return get_link(n, NULL, ifindex, ret);
 }
 
 /*
@@ -813,7 +808,7 @@ cleanup:
  * engine then reads the state as a hook run would (level-triggered).
  */
 struct ibh_monitor {
-	struct nl_sock *sk;
+	struct nl_sock *sk; /* first: close_handle() */
 	uint32_t own_port;
 	struct ibh_events *ev;
 };
@@ -880,26 +875,18 @@ static int on_event(struct nl_msg *msg, void *arg)
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret)
 {
 	struct ibh_monitor *m = calloc(1, sizeof(*m));
-	int r;
+	int r = m ? new_socket(&m->sk) : -ENOMEM;
 
-	if (!m)
-		return -ENOMEM;
-	m->sk = nl_socket_alloc();
-	if (!m->sk) {
+	if (r < 0) {
 		free(m);
-		return -ENOMEM;
+		return r;
 	}
 	/* notifications carry sequence number 0 */
 	nl_socket_disable_seq_check(m->sk);
-	nl_socket_disable_msg_peek(m->sk);
-	nl_socket_set_msg_buf_size(m->sk, 32768);
 	nl_socket_modify_cb(m->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, m);
-	r = nl_connect(m->sk, NETLINK_ROUTE);
-	if (r >= 0)
-		r = nl_socket_add_memberships(m->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
-					      RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-					      RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE,
-					      RTNLGRP_IPV6_RULE, 0);
+	r = nl_socket_add_memberships(m->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR,
+				      RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE,
+				      RTNLGRP_IPV6_RULE, 0);
 	if (r >= 0)
 		r = nl_socket_set_nonblocking(m->sk);
 	if (r >= 0 && rcvbuf > 0) {
@@ -919,10 +906,7 @@ int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret)
 
 void netlink_monitor_close(struct ibh_monitor *m)
 {
-	if (!m)
-		return;
-	nl_socket_free(m->sk);
-	free(m);
+	close_handle(m);
 }
 
 int netlink_monitor_fd(const struct ibh_monitor *m)

@@ -4,53 +4,39 @@
 #include "config.h"
 #include "op.h"
 
+#define OBJECT(verb_, done_, adds_)                                                                \
+	{                                                                                          \
+		.adds = (adds_), .takes_back = !(adds_), .routing = true, .drift = true,           \
+		.verb = (verb_), .done = (done_)                                                   \
+	}
+#define RECORD(done_, adds_)                                                                       \
+	{                                                                                          \
+		.adds = (adds_), .takes_back = !(adds_), .record_only = true, .done = (done_)      \
+	}
+#define SETTING                                                                                    \
+	{                                                                                          \
+		.drift = true, .link_setting = true                                                \
+	}
+
 static const struct ibh_op_kind_info kinds[] = {
-	[IBH_OP_ROUTE_ADD] = { .adds = true,
-			       .routing = true,
-			       .drift = true,
-			       /* append, as the kernel does: never in front of a route of the same prefix */
-			       .verb = "append",
-			       .done = "added" },
-	[IBH_OP_ROUTE_DEL] = { .takes_back = true,
-			       .routing = true,
-			       .drift = true,
-			       .verb = "del",
-			       .done = "deleted" },
-	[IBH_OP_RULE_ADD] = { .adds = true,
-			      .routing = true,
-			      .drift = true,
-			      .verb = "add",
-			      .done = "added" },
-	[IBH_OP_RULE_DEL] = { .takes_back = true,
-			      .routing = true,
-			      .drift = true,
-			      .verb = "del",
-			      .done = "deleted" },
-	[IBH_OP_MAIN_DEL] = { .adds = true,
-			      .routing = true,
-			      .drift = true,
-			      .verb = "del",
-			      .done = "deleted" },
-	[IBH_OP_MAIN_RESTORE] = { .takes_back = true,
-				  .routing = true,
-				  .drift = true,
-				  .verb = "append",
-				  .done = "gave back" },
-	[IBH_OP_ADOPT] = { .adds = true,
-			   .record_only = true,
-			   .done = "recorded as its own (installed before the record)" },
-	[IBH_OP_FORGET] = { .takes_back = true,
-			    .record_only = true,
-			    .done = "forgot (gone from the kernel)" },
-	[IBH_OP_TRANSFER] = { .adds = true,
-			      .record_only = true,
-			      .done = "kept (installed for a link since deleted or renamed, and "
-				      "wanted as it is)" },
-	[IBH_OP_SYSCTL] = { .drift = true, .link_setting = true },
+	/* append, as the kernel does: never in front of a route of the same prefix */
+	[IBH_OP_ROUTE_ADD] = OBJECT("append", "added", true),
+	[IBH_OP_ROUTE_DEL] = OBJECT("del", "deleted", false),
+	[IBH_OP_RULE_ADD] = OBJECT("add", "added", true),
+	[IBH_OP_RULE_DEL] = OBJECT("del", "deleted", false),
+	/* recorded: the record names what ib-hook took out of main, to give it back */
+	[IBH_OP_MAIN_DEL] = OBJECT("del", "deleted", true),
+	[IBH_OP_MAIN_RESTORE] = OBJECT("append", "gave back", false),
+	[IBH_OP_ADOPT] = RECORD("recorded as its own (installed before the record)", true),
+	[IBH_OP_FORGET] = RECORD("forgot (gone from the kernel)", false),
+	[IBH_OP_TRANSFER] = RECORD("kept (installed for a link since deleted or renamed, and "
+				   "wanted as it is)",
+				   true),
+	[IBH_OP_SYSCTL] = SETTING,
 	/* it only follows others */
 	[IBH_OP_NEIGH_FLUSH] = {},
-	[IBH_OP_IPOIB_MODE] = { .drift = true, .link_setting = true },
-	[IBH_OP_MTU] = { .drift = true, .link_setting = true },
+	[IBH_OP_IPOIB_MODE] = SETTING,
+	[IBH_OP_MTU] = SETTING,
 };
 
 const struct ibh_op_kind_info *op_kind(enum ibh_op_kind kind)

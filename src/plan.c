@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <string.h>
 
+#include "array.h"
 #include "config.h"
 #include "op.h"
 #include "plan.h"
@@ -91,26 +92,26 @@ static bool rec_is_for(const struct ibh_rec *rec, const struct ibh_link *l)
  * equal what ib-hook installed in every field, so that a user's object that
  * took the place of ib-hook's (`ip route replace ... pref high`) is theirs.
  */
+static const struct ibh_rec *owner(const struct ibh_observed *o, const struct ibh_rec *rec)
+{
+	const struct ibh_rec *have = o->record ? record_find(o->record, rec) : NULL;
+
+	if (!have)
+		return NULL;
+	return (rec->kind == IBH_REC_RULE ? rule_equal(&have->rule, &rec->rule)
+					  : route_equal(&have->route, &rec->route))
+		       ? have
+		       : NULL;
+}
+
 const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r)
 {
-	struct ibh_rec rec = { .kind = IBH_REC_RULE, .rule = *r };
-	const struct ibh_rec *have;
-
-	if (!o->record)
-		return NULL;
-	have = record_find(o->record, &rec);
-	return have && rule_equal(&have->rule, r) ? have : NULL;
+	return owner(o, &(struct ibh_rec){ .kind = IBH_REC_RULE, .rule = *r });
 }
 
 const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r)
 {
-	struct ibh_rec rec = { .kind = IBH_REC_ROUTE, .route = *r };
-	const struct ibh_rec *have;
-
-	if (!o->record)
-		return NULL;
-	have = record_find(o->record, &rec);
-	return have && route_equal(&have->route, r) ? have : NULL;
+	return owner(o, &(struct ibh_rec){ .kind = IBH_REC_ROUTE, .route = *r });
 }
 
 /* the record knows the link: nothing of it is adopted any more */
@@ -124,43 +125,37 @@ static bool link_known(const struct ibh_observed *o)
 
 static int push(struct ibh_plan *p, const struct ibh_op *op)
 {
-	if (p->n_ops == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct ibh_op *ops = realloc(p->ops, cap * sizeof(*ops));
-
-		if (!ops)
-			return -ENOMEM;
-		p->ops = ops;
-		p->cap = cap;
-	}
+	if (array_grow(&p->ops, &p->cap, p->n_ops, sizeof(*op), 16) < 0)
+		return -ENOMEM;
 	p->ops[p->n_ops++] = *op;
 	return 0;
+}
+
+/* op on the object of rec, for the link ifname, ifindex: the record entry says so too */
+static int push_for(struct ibh_plan *p, struct ibh_op *op, const char *ifname, int ifindex)
+{
+	op->ifindex = op->rec.ifindex = ifindex;
+	snprintf(op->rec.ifname, sizeof(op->rec.ifname), "%s", ifname);
+	snprintf(op->ifname, sizeof(op->ifname), "%s", ifname);
+	return push(p, op);
 }
 
 static int push_rule(struct ibh_plan *p, enum ibh_op_kind kind, const struct ibh_rule *r,
 		     const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .rule = *r, .ifindex = ifindex };
+	struct ibh_op op = { .kind = kind,
+			     .rule = *r,
+			     .rec = { .kind = IBH_REC_RULE, .rule = *r } };
 
-	op.rec.kind = IBH_REC_RULE;
-	op.rec.rule = *r;
-	op.rec.ifindex = ifindex;
-	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
-	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
-	return push(p, &op);
+	return push_for(p, &op, ifname, ifindex);
 }
 
 static int push_route(struct ibh_plan *p, enum ibh_op_kind kind, enum ibh_rec_kind rec_kind,
 		      const struct ibh_route *r, const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .route = *r, .ifindex = ifindex };
+	struct ibh_op op = { .kind = kind, .route = *r, .rec = { .kind = rec_kind, .route = *r } };
 
-	op.rec.kind = rec_kind;
-	op.rec.route = *r;
-	op.rec.ifindex = ifindex;
-	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
-	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
-	return push(p, &op);
+	return push_for(p, &op, ifname, ifindex);
 }
 
 static int push_forget(struct ibh_plan *p, const struct ibh_rec *rec)
@@ -230,12 +225,21 @@ static bool table_route_wanted(const struct ibh_config *c, const struct ibh_obse
 	return false;
 }
 
-static bool route_present(const struct ibh_observed *o, const struct ibh_route *want)
+/* where the kernel's rule (route of T) equal to r is, or -1 */
+static ssize_t rule_index(const struct ibh_observed *o, const struct ibh_rule *r)
+{
+	for (size_t j = 0; j < o->n_rules; j++)
+		if (rule_equal(&o->rules[j], r))
+			return (ssize_t)j;
+	return -1;
+}
+
+static ssize_t route_index(const struct ibh_observed *o, const struct ibh_route *r)
 {
 	for (size_t j = 0; j < o->n_routes; j++)
-		if (route_equal(&o->routes[j], want))
-			return true;
-	return false;
+		if (route_equal(&o->routes[j], r))
+			return (ssize_t)j;
+	return -1;
 }
 
 static const struct ibh_route *table_add_hit(const struct ibh_observed *o,
@@ -252,7 +256,7 @@ bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 	struct ibh_route want;
 
 	wanted_route(o, &o->addrs[i], o->table, &want);
-	return route_present(o, &want);
+	return route_index(o, &want) >= 0;
 }
 
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
@@ -313,7 +317,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		const struct ibh_rec *rec = &o->record->recs[i];
 
 		if (rec->kind == IBH_REC_ROUTE && !rec->leftover && rec_is_for(rec, &o->link) &&
-		    rec->route.table == o->table && !route_present(o, &rec->route) &&
+		    rec->route.table == o->table && route_index(o, &rec->route) < 0 &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -327,7 +331,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 
 		wanted_route(o, &o->addrs[i], o->table, &want);
 		/* an identical route of the user's serves as well, and stays theirs */
-		if (route_present(o, &want))
+		if (route_index(o, &want) >= 0)
 			continue;
 		hit = table_add_hit(o, &want);
 		if (hit)
@@ -341,14 +345,6 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 			return r;
 	}
 	return 0;
-}
-
-static bool rule_present(const struct ibh_observed *o, const struct ibh_rule *want)
-{
-	for (size_t j = 0; j < o->n_rules; j++)
-		if (rule_equal(&o->rules[j], want))
-			return true;
-	return false;
 }
 
 /* index of the wanted address whose rule r is, or -1 */
@@ -423,7 +419,7 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		const struct ibh_rec *rec = &o->record->recs[i];
 
 		if (rec->kind == IBH_REC_RULE && !rec->leftover && rec_is_for(rec, &o->link) &&
-		    !rule_present(o, &rec->rule) && (r = push_forget(p, rec)) < 0)
+		    rule_index(o, &rec->rule) < 0 && (r = push_forget(p, rec)) < 0)
 			goto cleanup;
 	}
 
@@ -435,7 +431,7 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 			continue;
 		wanted_rule(c, o, &o->addrs[j].ip, &want);
 		/* two addresses equal but for their prefix length want one rule */
-		if (rule_wanted_for(c, o, &want) != (ssize_t)j || rule_present(o, &want))
+		if (rule_wanted_for(c, o, &want) != (ssize_t)j || rule_index(o, &want) >= 0)
 			continue;
 		hit = plan_rule_add_hits(o, &want);
 		if (hit) {
@@ -724,15 +720,13 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 
 	for (size_t i = 0; o->record && i < o->record->n && r >= 0 && !p.refused; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
-		ssize_t at = -1;
+		ssize_t at;
 
 		if (!rec->leftover)
 			continue;
 		switch (rec->kind) {
 		case IBH_REC_RULE:
-			for (size_t j = 0; j < o->n_rules && at < 0; j++)
-				if (rule_equal(&o->rules[j], &rec->rule))
-					at = (ssize_t)j;
+			at = rule_index(o, &rec->rule);
 			if (at < 0) {
 				r = push_forget(&p, rec);
 			} else if (plan_rule_delete_hits(o, (size_t)at)) {
@@ -747,9 +741,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 					      rec->ifindex);
 			break;
 		case IBH_REC_ROUTE:
-			for (size_t j = 0; j < o->n_routes && at < 0; j++)
-				if (route_equal(&o->routes[j], &rec->route))
-					at = (ssize_t)j;
+			at = route_index(o, &rec->route);
 			if (at < 0) {
 				r = push_forget(&p, rec);
 			} else if (table_delete_hit(o, (size_t)at)) {

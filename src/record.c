@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "record.h"
 
 #define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
@@ -54,15 +55,8 @@ int record_add(struct ibh_record *r, const struct ibh_rec *rec)
 		*have = *rec;
 		return 0;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct ibh_rec *recs = realloc(r->recs, cap * sizeof(*recs));
-
-		if (!recs)
-			return -ENOMEM;
-		r->recs = recs;
-		r->cap = cap;
-	}
+	if (array_grow(&r->recs, &r->cap, r->n, sizeof(*rec), 16) < 0)
+		return -ENOMEM;
 	r->recs[r->n++] = *rec;
 	return 0;
 }

@@ -325,7 +325,7 @@ void route_to_msg(struct ibh_msg *m, const struct ibh_route *r, bool add)
 	struct rtmsg rtm = {
 		.rtm_family = r->dst.family,
 		.rtm_dst_len = r->dst.len,
-		.rtm_table = r->table < 256 ? (uint8_t)r->table : RT_TABLE_UNSPEC,
+		.rtm_table = msg_table8(r->table),
 		.rtm_protocol = r->protocol,
 		.rtm_scope = r->scope,
 		.rtm_type = r->type ? r->type : RTN_UNICAST,
@@ -337,9 +337,7 @@ void route_to_msg(struct ibh_msg *m, const struct ibh_route *r, bool add)
 	 * route after such a route instead of before it, and the kernel answers
 	 * EEXIST only for an identical route.
 	 */
-	msg_init(m, add ? RTM_NEWROUTE : RTM_DELROUTE,
-		 NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_APPEND : 0), &rtm,
-		 sizeof(rtm));
+	msg_request(m, add ? RTM_NEWROUTE : RTM_DELROUTE, add, NLM_F_APPEND, &rtm, sizeof(rtm));
 	msg_put_u32(m, RTA_TABLE, r->table);
 	msg_put_ip(m, RTA_DST, &r->dst);
 	msg_put_u32(m, RTA_OIF, (uint32_t)r->oif);

@@ -189,15 +189,16 @@ static void rule_attr(struct ibh_rule *rule, const struct nlattr *a, const struc
 	case FRA_GOTO:
 		desc_add(rule, " goto %u", attr_len(a) >= 4 ? attr_u32(a) : 0);
 		break;
-	case FRA_TUN_ID:
-		desc_add(rule, " tun_id");
-		break;
 	case FRA_IP_PROTO:
 		desc_add(rule, " ipproto %u", attr_len(a) >= 1 ? attr_u8(a) : 0);
 		break;
+	case FRA_TUN_ID:
 	case FRA_SPORT_RANGE:
 	case FRA_DPORT_RANGE:
-		desc_add(rule, " %s", attr_type(a) == FRA_SPORT_RANGE ? "sport" : "dport");
+		desc_add(rule, " %s",
+			 attr_type(a) == FRA_TUN_ID	   ? "tun_id"
+			 : attr_type(a) == FRA_SPORT_RANGE ? "sport"
+							   : "dport");
 		break;
 	case FRA_FLOW:
 		/* realms: compared like from/to on add, a wildcard when 0 */
@@ -265,16 +266,12 @@ int rule_from_msg(const struct nlmsghdr *nlh, struct ibh_rule *rule, bool *proto
 void rule_to_msg(struct ibh_msg *m, const struct ibh_rule *r, bool add)
 {
 	/* a rule has no default action: without one the kernel refuses it */
-	struct fib_rule_hdr frh = {
-		.family = r->src.family,
-		.src_len = r->src.len,
-		.table = r->table < 256 ? (uint8_t)r->table : RT_TABLE_UNSPEC,
-		.action = FR_ACT_TO_TBL,
-	};
+	struct fib_rule_hdr frh = { .family = r->src.family,
+				    .src_len = r->src.len,
+				    .table = msg_table8(r->table),
+				    .action = FR_ACT_TO_TBL };
 
-	msg_init(m, add ? RTM_NEWRULE : RTM_DELRULE,
-		 NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0), &frh,
-		 sizeof(frh));
+	msg_request(m, add ? RTM_NEWRULE : RTM_DELRULE, add, NLM_F_EXCL, &frh, sizeof(frh));
 	/*
 	 * protocol kernel: systemd-networkd >= 248 leaves such rules alone, and
 	 * kernels >= 4.17 compare it on delete, so that a rule of another

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "config.h"
 #include "engine.h"
 #include "lock.h"
@@ -136,11 +137,8 @@ static int64_t held_until(struct watch *w, int ifindex)
 
 static void mark_left(struct ibh_events *left, int ifindex)
 {
-	for (size_t i = 0; i < left->n; i++)
-		if (left->ifindex[i] == ifindex)
-			return;
-	if (left->n < sizeof(left->ifindex) / sizeof(left->ifindex[0]))
-		left->ifindex[left->n++] = ifindex;
+	index_set_add(left->ifindex, &left->n, sizeof(left->ifindex) / sizeof(left->ifindex[0]),
+		      ifindex);
 }
 
 static void reload(struct watch *w)

@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 LAYERS = [
-    ("values and utilities", ["ip", "kernel-abi", "log", "lock"]),
+    ("values and utilities", ["ip", "array", "kernel-abi", "log", "lock"]),
     ("netlink messages as bytes", ["attr"]),
     ("kernel objects", ["rule", "route"]),
     ("plain data", ["model"]),
