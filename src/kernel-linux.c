@@ -130,6 +130,10 @@ const struct ibh_kernel_ops kernel_linux = {
 	.netdev_read = netdev_attr_read,
 	.netdev_write = netdev_attr_write,
 	.netdev_exists = netdev_attr_exists,
+	.monitor_open = netlink_monitor_open,
+	.monitor_close = netlink_monitor_close,
+	.monitor_fd = netlink_monitor_fd,
+	.monitor_read = netlink_monitor_read,
 };
 
 const struct ibh_kernel_ops *kernel = &kernel_linux;

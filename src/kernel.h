@@ -22,6 +22,18 @@ struct ibh_addr_entry {
 	struct ibh_addr addr;
 };
 
+/* what notifications since the last read say to look at */
+struct ibh_events {
+	bool all;	     /* events were lost, or too many links: look at everything */
+	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
+	bool tables_changed; /* a rule or a route without a device changed */
+	int ifindex[64];
+	size_t n;
+	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
+};
+
+struct ibh_monitor;
+
 struct ibh_kernel_ops {
 	/* where the record of each network namespace lives (RUNSTATEDIR/ib-hook) */
 	const char *state_dir;
@@ -68,6 +80,13 @@ struct ibh_kernel_ops {
 	int (*netdev_read)(const char *ifname, const char *attr, char *buf, size_t size);
 	int (*netdev_write)(const char *ifname, const char *attr, const char *value);
 	bool (*netdev_exists)(const char *ifname, const char *attr);
+
+	/* the kernel's notifications (--watch): rcvbuf bytes, 0 for the default */
+	int (*monitor_open)(int rcvbuf, struct ibh_monitor **ret);
+	void (*monitor_close)(struct ibh_monitor *m);
+	int (*monitor_fd)(const struct ibh_monitor *m);
+	/* drain what is pending into ev (not cleared); own_port's are ib-hook's echo */
+	int (*monitor_read)(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);
 };
 
 /* the kernel ib-hook talks to: kernel_linux unless a test put its stand-in here */

@@ -71,18 +71,6 @@ int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struc
 /* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex);
 
-/* what notifications since the last read say to look at */
-struct ibh_events {
-	bool all;	     /* events were lost, or too many links: look at everything */
-	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
-	bool tables_changed; /* a rule or a route without a device changed */
-	int ifindex[64];
-	size_t n;
-	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
-};
-
-struct ibh_monitor;
-
 /* rcvbuf: bytes, 0 for the default */
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret);
 void netlink_monitor_close(struct ibh_monitor *m);

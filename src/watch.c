@@ -22,7 +22,7 @@
 #include "engine.h"
 #include "lock.h"
 #include "log.h"
-#include "netlink.h"
+#include "kernel.h"
 #include "select.h"
 #include "watch.h"
 
@@ -269,7 +269,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		goto cleanup;
 	}
 	*w.config = *config;
-	r = netlink_monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
+	r = kernel->monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
 	if (r >= 0)
 		r = engine_new(w.config, &w.engine);
 	if (r < 0) {
@@ -281,7 +281,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	w.deadline = now_ms();
 	for (bool ready = false;;) {
 		struct pollfd fds[2] = {
-			{ .fd = netlink_monitor_fd(w.mon), .events = POLLIN },
+			{ .fd = kernel->monitor_fd(w.mon), .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 		};
 		int timeout = next_timeout(&w);
@@ -305,7 +305,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		if (fds[0].revents) {
 			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0;
 
-			r = netlink_monitor_read(w.mon, engine_port(w.engine), &w.ev);
+			r = kernel->monitor_read(w.mon, engine_port(w.engine), &w.ev);
 			if (r < 0) {
 				log_error_errno(r, "reading notifications: %m");
 				goto cleanup;
@@ -338,7 +338,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 cleanup:
 	engine_free(w.engine);
 	free(w.config);
-	netlink_monitor_close(w.mon);
+	kernel->monitor_close(w.mon);
 	if (sfd >= 0)
 		close(sfd);
 	return rc;
