@@ -63,7 +63,7 @@ static int route_add_exists(struct ibh_apply *a, const struct ibh_op *op, char *
 			r = 0;
 		}
 	for (size_t i = 0; i < n && r < 0; i++)
-		if (ip_equal(&routes[i].dst, &want->dst) && routes[i].oif == want->oif) {
+		if (route_same_place(&routes[i], want)) {
 			snprintf(routes[i].oif_name, sizeof(routes[i].oif_name), "%s", op->ifname);
 			route_format(text, sizeof(text), &routes[i]);
 			snprintf(why, size,

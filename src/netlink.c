@@ -479,13 +479,8 @@ static int rules_taken(struct rule_dump *d, int r, struct ibh_rule **ret, size_t
 	if (r < 0)
 		return r;
 	*ret_protocol = d->protocol;
-	/*
-	 * Before 4.17 the kernel neither keeps nor compares a rule's protocol:
-	 * ib-hook's rules come back without one, and so does everyone's.
-	 */
 	for (size_t i = 0; !d->protocol && i < *n_ret; i++)
-		if ((*ret)[i].exact)
-			(*ret)[i].protocol = RTPROT_KERNEL;
+		rule_protocol_unreported(&(*ret)[i]);
 	return 0;
 }
 

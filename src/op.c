@@ -95,7 +95,7 @@ void op_command(char *buf, size_t size, const char *ifname, const struct ibh_op 
 void op_describe(char *buf, size_t size, const char *ifname, const struct ibh_op *op)
 {
 	const char *done = kinds[op->kind].done;
-	char a[64], t[200];
+	char t[200];
 
 	if (op->ifname[0])
 		ifname = op->ifname;
@@ -136,9 +136,8 @@ void op_describe(char *buf, size_t size, const char *ifname, const struct ibh_op
 			rule_text(t, sizeof(t), &op->rule, false);
 			snprintf(buf, size, "%s: rule %s", done, t);
 		} else {
-			route_table_name(t, sizeof(t), op->route.table);
-			snprintf(buf, size, "%s: route %s in table %s", done,
-				 ip_to_string(&op->route.dst, a, sizeof(a), true), t);
+			route_text_named(t, sizeof(t), &op->route);
+			snprintf(buf, size, "%s: route %s", done, t);
 		}
 		break;
 	}

@@ -91,6 +91,11 @@ bool route_add_hits(const struct ibh_route *f, const struct ibh_route *w)
 	       !route_equal(f, w);
 }
 
+bool route_same_place(const struct ibh_route *f, const struct ibh_route *w)
+{
+	return ip_equal(&f->dst, &w->dst) && f->oif == w->oif;
+}
+
 void route_to_record(char *buf, size_t size, const struct ibh_route *r, bool main)
 {
 	char a[64], b[64];
@@ -213,6 +218,14 @@ void route_command(char *buf, size_t size, const char *verb, const struct ibh_ro
 		 ip_to_string(&r->dst, a, sizeof(a), true), r->oif_name[0] ? r->oif_name : ifname,
 		 r->scope == RT_SCOPE_LINK ? " scope link" : "", r->src.family ? " src " : "",
 		 r->src.family ? ip_to_string(&r->src, b, sizeof(b), false) : "", m, t);
+}
+
+void route_text_named(char *buf, size_t size, const struct ibh_route *r)
+{
+	char a[64], t[16];
+
+	route_table_name(t, sizeof(t), r->table);
+	snprintf(buf, size, "%s in table %s", ip_to_string(&r->dst, a, sizeof(a), true), t);
 }
 
 void route_text_added(char *buf, size_t size, const struct ibh_route *r)

@@ -54,6 +54,8 @@ bool route_has_device(const struct ibh_route *r);
 bool route_delete_hits(const struct ibh_route *f, const struct ibh_route *r);
 /* f makes the kernel refuse adding w (EEXIST) */
 bool route_add_hits(const struct ibh_route *f, const struct ibh_route *w);
+/* f goes where w would: the same prefix through the same device (what is in the way) */
+bool route_same_place(const struct ibh_route *f, const struct ibh_route *w);
 
 /* an RTM_NEWROUTE message's route, every field that sets it apart; -EINVAL: malformed */
 int route_from_msg(const struct nlmsghdr *nlh, struct ibh_route *ret);
@@ -74,6 +76,8 @@ const char *route_format(char *buf, size_t size, const struct ibh_route *r);
 /* `ip route VERB ...`, as --dry-run prints it (ifname: without oif_name) */
 void route_command(char *buf, size_t size, const char *verb, const struct ibh_route *r,
 		   const char *ifname);
+/* for messages: "DST in table T" */
+void route_text_named(char *buf, size_t size, const struct ibh_route *r);
 /* for messages: "DST src SRC in table T" (added) or "DST dev X from table T" (deleted) */
 void route_text_added(char *buf, size_t size, const struct ibh_route *r);
 void route_text_deleted(char *buf, size_t size, const struct ibh_route *r, const char *ifname);

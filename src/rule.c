@@ -263,6 +263,12 @@ int rule_from_msg(const struct nlmsghdr *nlh, struct ibh_rule *rule, bool *proto
 	return 0;
 }
 
+void rule_protocol_unreported(struct ibh_rule *r)
+{
+	if (r->exact)
+		r->protocol = RTPROT_KERNEL;
+}
+
 void rule_to_msg(struct ibh_msg *m, const struct ibh_rule *r, bool add)
 {
 	/* a rule has no default action: without one the kernel refuses it */

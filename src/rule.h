@@ -58,6 +58,11 @@ bool rule_add_hits(const struct ibh_rule *f, const struct ibh_rule *w, bool rule
  * -EINVAL: another message, or malformed.
  */
 int rule_from_msg(const struct nlmsghdr *nlh, struct ibh_rule *ret, bool *protocol);
+/*
+ * A dump without any FRA_PROTOCOL (before 4.17): the kernel neither keeps
+ * nor compares a rule's protocol, so ib-hook's shape reads as protocol kernel
+ */
+void rule_protocol_unreported(struct ibh_rule *r);
 /* the request that adds (NLM_F_EXCL) or deletes r */
 void rule_to_msg(struct ibh_msg *m, const struct ibh_rule *r, bool add);
 
