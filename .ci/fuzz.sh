@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# CI: libFuzzer targets of the config parser and of the hook-environment
-# parser (issue 7). Builds each fuzzer with clang from fuzz/fuzz-*.c and the
+# CI: libFuzzer targets of the config parser, the hook-environment parser,
+# the netlink parsers and the uevent parser (issues 7, 22). Builds each fuzzer with clang from fuzz/fuzz-*.c and the
 # parser it covers, runs it for FUZZ_SECONDS (default 60) on a copy of its seed
 # corpus, and fails on any crash, sanitizer report, leak or broken invariant.
 # A failing input is kept in FUZZ_ARTIFACTS (default: a directory that is
@@ -14,7 +14,7 @@ set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
-targets=${*:-config hookenv netlink}
+targets=${*:-config hookenv netlink uevent}
 failed=0
 tmp=$(mktemp -d /tmp/ib-hook-fuzz.XXXXXX) || exit 1
 artifacts=${FUZZ_ARTIFACTS:-$tmp/artifacts}

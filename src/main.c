@@ -4,6 +4,7 @@
  * one subnet. This file only turns arguments and the dispatcher environment
  * into requests, sets up logging and maps results to exit codes.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "build-config.h"
+#include "check.h"
 #include "config.h"
 #include "engine.h"
 #include "hookenv.h"
@@ -24,6 +26,7 @@
 #define DEFAULT_CONFIG SYSCONFDIR "/ib-hook.conf"
 #define LOCK_FILE      RUNSTATEDIR "/ib-hook.lock"
 #define MAX_IFACES     64
+#define MAX_PEERS      64
 
 static void help(FILE *f)
 {
@@ -36,7 +39,10 @@ static void help(FILE *f)
 		"  -r, --remove       remove what ib-hook installed instead of applying\n"
 		"  -n, --dry-run      print the equivalent ip/sysctl commands, change nothing\n"
 		"  -s, --status       show the state of managed interfaces; exit 1 on drift\n"
-		"      --json         --status and --dry-run as one JSON document\n"
+		"  -k, --check [PEER...]\n"
+		"                     will RDMA CM use each managed address's port (to each\n"
+		"                     PEER)? read-only; exit 1 unless every line is ok\n"
+		"      --json         --status, --dry-run and --check as one JSON document\n"
 		"      --watch        keep managed interfaces applied from the kernel's events\n"
 		"  -c, --config PATH  configuration file (default %s)\n"
 		"  -w, --wait SEC     wait at most SEC seconds for another run (default 30)\n"
@@ -62,7 +68,9 @@ struct cli {
 	struct ibh_request req;
 	const char *ifaces[MAX_IFACES];
 	size_t n_ifaces;
-	bool all, watch;
+	bool all, watch, check;
+	struct ibh_ip peers[MAX_PEERS]; /* --check PEER... */
+	size_t n_peers;
 	const char *config_path; /* --config, or NULL: the default file and drop-ins */
 	unsigned long wait_sec;
 	int verbose;
@@ -79,22 +87,43 @@ static bool stop(int *exit_code, int code)
 	return false;
 }
 
+/* --check [PEER...]: what it takes, and the peers' addresses; true: go on */
+static bool check_args(int argc, char *argv[], struct cli *cli, int *exit_code)
+{
+	if (cli->watch || cli->req.mode != IBH_MODE_CHANGE || cli->req.action != IBH_ACTION_APPLY)
+		return stop(exit_code,
+			    usage_error("--check takes no --watch, --remove, --dry-run or --status",
+					NULL));
+	for (int i = optind; i < argc; i++) {
+		struct ibh_ip *p = &cli->peers[cli->n_peers];
+
+		if (cli->n_peers == MAX_PEERS)
+			return stop(exit_code, usage_error("too many peers", argv[i]));
+		memset(p, 0, sizeof(*p));
+		p->family = strchr(argv[i], ':') ? AF_INET6 : AF_INET;
+		p->len = p->family == AF_INET ? 32 : 128;
+		if (inet_pton(p->family, argv[i], p->a) != 1)
+			return stop(exit_code,
+				    usage_error("a peer is an IPv4 or IPv6 address", argv[i]));
+		cli->n_peers++;
+	}
+	return true;
+}
+
 /* true: go on; false: exit with *exit_code */
 static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
-	static const struct option options[] = { { "iface", required_argument, NULL, 'i' },
-						 { "all", no_argument, NULL, 'a' },
-						 { "remove", no_argument, NULL, 'r' },
-						 { "dry-run", no_argument, NULL, 'n' },
-						 { "status", no_argument, NULL, 's' },
-						 { "json", no_argument, NULL, 'j' },
-						 { "watch", no_argument, NULL, 'W' },
-						 { "config", required_argument, NULL, 'c' },
-						 { "wait", required_argument, NULL, 'w' },
-						 { "verbose", no_argument, NULL, 'v' },
-						 { "version", no_argument, NULL, 'V' },
-						 { "help", no_argument, NULL, 'h' },
-						 {} };
+	/* clang-format off */
+	static const struct option options[] = {
+		{ "iface", required_argument, NULL, 'i' }, { "all", no_argument, NULL, 'a' },
+		{ "remove", no_argument, NULL, 'r' },      { "dry-run", no_argument, NULL, 'n' },
+		{ "status", no_argument, NULL, 's' },      { "check", no_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },        { "watch", no_argument, NULL, 'W' },
+		{ "config", required_argument, NULL, 'c' }, { "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },     { "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },        {},
+	};
+	/* clang-format on */
 	struct ibh_request *req = &cli->req;
 	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
 	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
@@ -104,7 +133,7 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 
 	/* one message of ours, without getopt's own naming the binary's path */
 	opterr = 0;
-	while (!nm_call && (opt = getopt_long(argc, argv, "i:arnsc:w:vVh", options, NULL)) != -1) {
+	while (!nm_call && (opt = getopt_long(argc, argv, "i:arnskc:w:vVh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
 			if (cli->n_ifaces == MAX_IFACES)
@@ -114,7 +143,11 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		case 'a':
 		case 'j':
 		case 'W':
-			*(opt == 'a' ? &cli->all : opt == 'j' ? &req->json : &cli->watch) = true;
+		case 'k':
+			*(opt == 'a'   ? &cli->all
+			  : opt == 'j' ? &req->json
+			  : opt == 'W' ? &cli->watch
+				       : &cli->check) = true;
 			break;
 		case 'r':
 			req->action = IBH_ACTION_REMOVE;
@@ -159,6 +192,8 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 								  : argv[optind - 1]));
 		}
 	}
+	if (cli->check)
+		return check_args(argc, argv, cli, exit_code);
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
 	if (optind < argc && (argc - optind != 2 || cli->all || cli->n_ifaces || cli->watch ||
 			      req->mode == IBH_MODE_STATUS))
@@ -173,7 +208,8 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		return stop(exit_code,
 			    usage_error("--status and --remove exclude each other", NULL));
 	if (req->json && req->mode == IBH_MODE_CHANGE)
-		return stop(exit_code, usage_error("--json goes with --status or --dry-run", NULL));
+		return stop(exit_code,
+			    usage_error("--json goes with --status, --dry-run or --check", NULL));
 	if (cli->watch && (cli->all || cli->n_ifaces || req->mode != IBH_MODE_CHANGE ||
 			   req->action != IBH_ACTION_APPLY))
 		return stop(
@@ -289,14 +325,15 @@ int main(int argc, char *argv[])
 	 * postinst); --status and --dry-run print on stdout and never log to the
 	 * journal; a dispatcher or the watcher logs to the journal.
 	 */
-	target = cli.req.mode != IBH_MODE_CHANGE ? IBH_LOG_STDERR
-		 : cli.all || cli.n_ifaces	 ? IBH_LOG_BOTH
-						 : IBH_LOG_AUTO;
+	target = cli.req.mode != IBH_MODE_CHANGE || cli.check ? IBH_LOG_STDERR
+		 : cli.all || cli.n_ifaces		      ? IBH_LOG_BOTH
+							      : IBH_LOG_AUTO;
 	log_setup(target, cli.verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
 	signal(SIGPIPE, SIG_IGN);
 
-	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch) {
+	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch &&
+	    !cli.check) {
 		if (!from_hook_env(&cli, &r))
 			return r;
 	}
@@ -320,6 +357,17 @@ int main(int argc, char *argv[])
 		return 0;
 	}
 
+	if (cli.check) {
+		r = check_run(&config, cli.ifaces, cli.n_ifaces, cli.peers, cli.n_peers,
+			      cli.req.json, stdout);
+		if (r == -ENODEV)
+			return IBH_USAGE;
+		if (r < 0)
+			log_error_errno(r, "cannot ask the kernel: %m");
+		if (fflush(stdout) != 0)
+			r = 1;
+		return r < 0 ? IBH_FAILED : r;
+	}
 	if (cli.watch) {
 		struct ibh_watch_options wopt = {
 			.config_path = cli.config_path ? cli.config_path : DEFAULT_CONFIG,

@@ -690,6 +690,36 @@ int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struc
 	return 0;
 }
 
+/*
+ * The route the kernel picks for traffic from src to dst, rules included:
+ * `ip route get DST from SRC`, which is also what RDMA CM asks (its
+ * rdma_resolve_addr with a source address). Needs no privilege.
+ */
+int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
+		      struct ibh_route *ret)
+{
+	struct rtmsg rtm = {
+		.rtm_family = dst->family,
+		.rtm_dst_len = dst->family == AF_INET ? 32 : 128,
+		.rtm_src_len = dst->family == AF_INET ? 32 : 128,
+	};
+	struct fib_match m = {};
+	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));
+	int r;
+
+	if (!msg || put_ip(msg, RTA_DST, dst) < 0 || put_ip(msg, RTA_SRC, src) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	r = transact(n, msg, parse_fib_match, &m);
+	if (r == 0 && !m.found)
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	*ret = m.route;
+	return 0;
+}
+
 int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret)
 {
 	if (ifindex <= 0)

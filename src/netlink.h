@@ -70,6 +70,9 @@ int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
 int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struct ibh_route *ret);
 /* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex);
+/* the route for traffic from src to dst, as `ip route get DST from SRC` says it */
+int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
+		      struct ibh_route *ret);
 
 /* rcvbuf: bytes, 0 for the default */
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret);

@@ -86,7 +86,7 @@ static size_t utf8_len(const unsigned char *s)
  * byte - 0x80, Python's "surrogateescape"). No valid UTF-8 gives such a code
  * point, so the document is valid UTF-8 and every name comes back exactly.
  */
-static void json_string(FILE *f, const char *str)
+void report_json_string(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
@@ -280,13 +280,13 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	bool first = true;
 
 	fprintf(f, "{\"name\":");
-	json_string(f, o->link.name);
+	report_json_string(f, o->link.name);
 	fprintf(f, ",\"ifindex\":%d,\"up\":%s,\"table\":%u,\"priority\":%u,\"main_route\":\"%s\"",
 		o->link.ifindex, o->link.up ? "true" : "false", o->table, c->priority,
 		c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
 	if (o->rdma.dev[0]) {
 		fprintf(f, ",\"rdma\":{\"device\":");
-		json_string(f, o->rdma.dev);
+		report_json_string(f, o->rdma.dev);
 		fprintf(f, ",\"port\":%u}", o->rdma.port);
 	}
 	fprintf(f, ",\"addresses\":[");
@@ -341,7 +341,7 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	fprintf(f, ",\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
 		verdict_names[v]);
 	if (v == IBH_VERDICT_REFUSED) {
-		json_string(f, p->why);
+		report_json_string(f, p->why);
 	} else if (v == IBH_VERDICT_DRIFT) {
 		/* a line a monitoring check can show: how much is pending, and the first of it */
 		size_t n = 0, first_op = 0;
@@ -354,9 +354,9 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			}
 		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
 		snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
-		json_string(f, why);
+		report_json_string(f, why);
 	} else if (v == IBH_VERDICT_DOWN) {
-		json_string(f, "the link is down: nothing is expected");
+		report_json_string(f, "the link is down: nothing is expected");
 	} else {
 		fprintf(f, "null");
 	}
@@ -368,7 +368,7 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
 		if (!first)
 			fputc(',', f);
-		json_string(f, cmd);
+		report_json_string(f, cmd);
 		first = false;
 	}
 	fprintf(f, "],\"warnings\":[");
@@ -379,7 +379,7 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		override_text(cmd, sizeof(cmd), c, o, k);
 		if (!first)
 			fputc(',', f);
-		json_string(f, cmd);
+		report_json_string(f, cmd);
 		first = false;
 	}
 	fprintf(f, "]}");
@@ -412,9 +412,9 @@ void report_unmanaged(struct ibh_report *r, const char *ifname, const char *why)
 	}
 	next(r);
 	fprintf(r->out, "{\"name\":");
-	json_string(r->out, ifname);
+	report_json_string(r->out, ifname);
 	fprintf(r->out, ",\"verdict\":\"unmanaged\",\"reason\":");
-	json_string(r->out, why);
+	report_json_string(r->out, why);
 	fprintf(r->out, "}");
 }
 
@@ -432,9 +432,9 @@ void report_plan(struct ibh_report *r, const char *ifname, const struct ibh_plan
 		}
 		next(r);
 		fprintf(r->out, "{\"interface\":");
-		json_string(r->out, p->ops[i].ifname[0] ? p->ops[i].ifname : ifname);
+		report_json_string(r->out, p->ops[i].ifname[0] ? p->ops[i].ifname : ifname);
 		fprintf(r->out, ",\"command\":");
-		json_string(r->out, cmd);
+		report_json_string(r->out, cmd);
 		fprintf(r->out, "}");
 	}
 }
@@ -456,7 +456,7 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 		if (r->json) {
 			next(r);
 			fprintf(r->out, "{\"interface\":null,\"command\":null,\"refused\":");
-			json_string(r->out, p->why);
+			report_json_string(r->out, p->why);
 			fprintf(r->out, "}");
 		} else
 			fprintf(r->out, "leftovers: refused: %s\n", p->why);
@@ -473,9 +473,9 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 		}
 		next(r);
 		fprintf(r->out, "{\"interface\":");
-		json_string(r->out, p->ops[i].ifname);
+		report_json_string(r->out, p->ops[i].ifname);
 		fprintf(r->out, ",\"command\":");
-		json_string(r->out, cmd);
+		report_json_string(r->out, cmd);
 		fprintf(r->out, ",\"refused\":null}");
 	}
 	r->in_list = false;
@@ -498,7 +498,7 @@ bool report_end(struct ibh_report *r, const char *record_path, bool record_prese
 		if (r->in_list)
 			fprintf(r->out, "],\"leftovers\":[");
 		fprintf(r->out, "],\"record\":");
-		json_string(r->out, record_path);
+		report_json_string(r->out, record_path);
 		fprintf(r->out, ",\"record_present\":%s,\"config_files\":[",
 			record_present ? "true" : "false");
 		/* config_files: one name per line */
@@ -510,7 +510,7 @@ bool report_end(struct ibh_report *r, const char *record_path, bool record_prese
 			snprintf(name, sizeof(name), "%.*s", (int)len, s);
 			if (s != first)
 				fputc(',', r->out);
-			json_string(r->out, name);
+			report_json_string(r->out, name);
 			s += len + (nl ? 1 : 0);
 		}
 		fprintf(r->out,

@@ -40,3 +40,5 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p);
 /* none_why: what "no managed interface" means under this configuration */
 bool report_end(struct ibh_report *r, const char *record_path, bool record_present,
 		const char *config_files, const char *none_why);
+/* s as a JSON string: bytes that are not UTF-8 as \udcXX (see ib-hook(8)) */
+void report_json_string(FILE *f, const char *s);

@@ -12,7 +12,7 @@
 #include "sysctl.h"
 
 /* the file's first line, without its newline */
-static int read_line(const char *path, char *buf, size_t size)
+int sysfs_read_line(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd, r;
@@ -53,7 +53,7 @@ int sysctl_read(const char *ifname, enum ibh_sysctl key)
 	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, sysctl_name(key));
-	r = read_line(path, buf, sizeof(buf));
+	r = sysfs_read_line(path, buf, sizeof(buf));
 	return r < 0 ? r : (int)strtol(buf, NULL, 10);
 }
 
@@ -75,7 +75,7 @@ int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t siz
 	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
-	return read_line(path, buf, size);
+	return sysfs_read_line(path, buf, size);
 }
 
 int netdev_attr_write(const char *ifname, const char *attr, const char *value)

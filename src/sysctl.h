@@ -14,3 +14,5 @@ int sysctl_write(const char *ifname, enum ibh_sysctl key, int value);
 int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t size);
 int netdev_attr_write(const char *ifname, const char *attr, const char *value);
 bool netdev_attr_exists(const char *ifname, const char *attr);
+/* a /proc or /sys file's first line without its newline, or a negative errno */
+int sysfs_read_line(const char *path, char *buf, size_t size);

@@ -24,6 +24,7 @@
 #include "log.h"
 #include "kernel.h"
 #include "select.h"
+#include "uevent.h"
 #include "watch.h"
 
 /*
@@ -252,7 +253,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 {
 	struct watch w = { .config = malloc(sizeof(struct ibh_config)), .opt = opt };
 	sigset_t mask;
-	int sfd = -1, r, rc = 1;
+	int sfd = -1, ufd = -1, r, rc = 1;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -276,13 +277,24 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
+	/*
+	 * RDMA devices register after their netdev is configured (mlx5_ib after
+	 * mlx5_core; soft-RoCE from a script) and go away on a driver reload:
+	 * their uevents make a pass over every link, as the selection follows them
+	 */
+	ufd = uevent_open();
+	if (ufd < 0)
+		log_warning_errno(ufd, "cannot listen for RDMA devices (uevents): %m; ports "
+				       "whose RDMA device appears later are applied at their next "
+				       "link or address event");
 	/* subscribed before the first pass: nothing that happens during it is missed */
 	w.ev.all = true;
 	w.deadline = now_ms();
 	for (bool ready = false;;) {
-		struct pollfd fds[2] = {
+		struct pollfd fds[3] = {
 			{ .fd = kernel->monitor_fd(w.mon), .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
+			{ .fd = ufd, .events = POLLIN },
 		};
 		int timeout = next_timeout(&w);
 
@@ -296,7 +308,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 			w.last_pass = now_ms();
 			continue;
 		}
-		if (poll(fds, 2, timeout) < 0) {
+		if (poll(fds, ufd >= 0 ? 3 : 2, timeout) < 0) {
 			if (errno == EINTR)
 				continue;
 			log_error_errno(-errno, "poll: %m");
@@ -315,6 +327,23 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 
 				w.deadline =
 					now - w.last_pass > BATCH_MS ? now : w.last_pass + BATCH_MS;
+			}
+		}
+		if (ufd >= 0 && fds[2].revents) {
+			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0, rdma = false;
+
+			r = uevent_read(ufd, &rdma);
+			if (r < 0) {
+				log_warning_errno(r, "reading uevents: %m; no longer listening for "
+						     "RDMA devices");
+				close(ufd);
+				ufd = -1;
+			} else if (rdma) {
+				log_debug("an RDMA device came, went or changed: looking at every "
+					  "link");
+				w.ev.all = true;
+				if (idle)
+					w.deadline = now_ms();
 			}
 		}
 		if (fds[1].revents) {
@@ -339,6 +368,8 @@ cleanup:
 	engine_free(w.engine);
 	free(w.config);
 	kernel->monitor_close(w.mon);
+	if (ufd >= 0)
+		close(ufd);
 	if (sfd >= 0)
 		close(sfd);
 	return rc;

@@ -8,6 +8,9 @@
 #   ifupdown   ifupdown (networking.service), no systemd-networkd enabled
 #   networkd   systemd-networkd and networkd-dispatcher
 #   nm         NetworkManager
+#   lab        ifupdown, with what the lab's tools need on a host
+#              (tests/lab/lab.sh): openssh-server, sudo, python3 and python3-apt
+#              for Ansible, jq, prometheus-node-exporter
 #
 # The mirror is the first Debian one apt is configured with (never written
 # into the repository); trixie is fetched from the same mirror under its own
@@ -19,6 +22,7 @@ BASE=systemd,systemd-sysv,dbus,iproute2,libnl-3-200,libsystemd0,procps,python3-m
 case $KIND in
 ifupdown) PKGS=$BASE,ifupdown ;;
 networkd) PKGS=$BASE,networkd-dispatcher ;;
+lab) PKGS=$BASE,ifupdown,openssh-server,sudo,python3,python3-apt,jq,prometheus-node-exporter ;;
 nm) PKGS=systemd,systemd-sysv,dbus,network-manager,iproute2,libnl-3-200,libsystemd0,procps ;;
 *) echo "root.sh: unknown kind '$KIND'" >&2; exit 2 ;;
 esac

@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ib-hook --check: will an RDMA connection from and to each managed address
+ * use that address's port? --status compares the kernel with what apply would
+ * install; this asks the kernel (and RDMA CM) what it will actually do:
+ *
+ * - the route from A to the peer leaves through A's port (RTM_GETROUTE with
+ *   the source, as `ip route get PEER from A` and rdma_resolve_addr do);
+ * - the effective ARP settings let only A's port answer for A (arp_ignore 1
+ *   or 2, or arp_filter), else peers may map A to another port's MAC;
+ * - the port's RDMA port is ACTIVE; on RoCE it holds a GID for A (the GID
+ *   table is what the peer's connect request is matched against), on
+ *   InfiniBand it has a LID (a subnet manager has seen it);
+ * - with a PEER given and librdmacm installed, RDMA CM resolves A -> PEER
+ *   on that port's RDMA device and port.
+ *
+ * Read-only: it changes nothing, and needs no privilege where the kernel
+ * lets anyone read routes and sysfs (RDMA CM needs /dev/infiniband/rdma_cm).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cm.h"
+#include "config.h"
+#include "log.h"
+#include "netlink.h"
+#include "plan.h"
+#include "report.h"
+#include "select.h"
+#include "sysctl.h"
+
+#define CM_TIMEOUT_MS 2000
+
+/* the verdicts, worst first when several apply: the first is what the line says */
+static const struct {
+	enum ibh_check_verdict verdict;
+	const char *word;
+	const char *meaning;
+} verdicts[] = {
+	{ IBH_CHECK_OK, "ok", "RDMA CM will use this port" },
+	{ IBH_CHECK_LINK_DOWN, "link-down", "the port is down" },
+	{ IBH_CHECK_NO_ROUTE, "no-route", "the kernel has no route from the address to the peer" },
+	{ IBH_CHECK_WRONG_PORT, "wrong-port",
+	  "traffic from the address leaves through another port" },
+	{ IBH_CHECK_ARP_FLUX, "arp-flux", "another port may answer ARP for the address" },
+	{ IBH_CHECK_ARP_OFF, "arp-off", "the port answers no ARP request (arp_ignore=8)" },
+	{ IBH_CHECK_PORT_DOWN, "port-down", "the RDMA port is not ACTIVE" },
+	{ IBH_CHECK_NO_GID, "no-gid", "the RoCE port holds no GID for the address" },
+	{ IBH_CHECK_NO_LID, "no-lid", "the InfiniBand port has no LID (no subnet manager?)" },
+	{ IBH_CHECK_UNRESOLVED, "unresolved", "RDMA CM could not resolve the peer" },
+};
+
+const char *check_verdict_word(enum ibh_check_verdict v)
+{
+	for (size_t i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++)
+		if (verdicts[i].verdict == v)
+			return verdicts[i].word;
+	return "?";
+}
+
+static int effective(const char *ifname, const char *key, bool or)
+{
+	char path[128], buf[32];
+	int x = -1, all = -1;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, key);
+	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
+		x = atoi(buf);
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", key);
+	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
+		all = atoi(buf);
+	if (x < 0 || all < 0)
+		return -1;
+	if (or)
+		return x || all;
+	return x > all ? x : all;
+}
+
+/* the GID a RoCE port must hold for addr: IPv4 mapped into IPv6, or the IPv6 address */
+static void gid_of(const struct ibh_ip *addr, char *buf, size_t size)
+{
+	uint8_t g[16] = { 0 };
+	char out[40];
+	size_t n = 0;
+
+	if (addr->family == AF_INET) {
+		g[10] = g[11] = 0xff;
+		memcpy(g + 12, addr->a, 4);
+	} else
+		memcpy(g, addr->a, 16);
+	/* sysfs writes every group of four hex digits, with colons */
+	for (int i = 0; i < 16; i += 2)
+		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%02x%02x", i ? ":" : "", g[i],
+				      g[i + 1]);
+	snprintf(buf, size, "%s", out);
+}
+
+static void rdma_facts(struct ibh_check_line *l)
+{
+	char base[160], path[256], buf[64], want[48];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(base, sizeof(base), "/sys/class/infiniband/%s/ports/%u", l->rdma_dev,
+		 l->rdma_port);
+	snprintf(path, sizeof(path), "%s/state", base);
+	if (sysfs_read_line(path, l->state, sizeof(l->state)) < 0)
+		snprintf(l->state, sizeof(l->state), "?");
+	snprintf(path, sizeof(path), "%s/link_layer", base);
+	if (sysfs_read_line(path, l->link_layer, sizeof(l->link_layer)) < 0)
+		snprintf(l->link_layer, sizeof(l->link_layer), "?");
+	snprintf(path, sizeof(path), "%s/lid", base);
+	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
+		l->lid = (unsigned int)strtoul(buf, NULL, 0);
+	l->gid_index = -1;
+	gid_of(&l->addr, want, sizeof(want));
+	snprintf(path, sizeof(path), "%s/gids", base);
+	d = opendir(path);
+	while (d && (de = readdir(d)) && l->gid_index < 0) {
+		char gid[64], ndev[IF_NAMESIZE + 1];
+		int i;
+
+		if (de->d_name[0] == '.')
+			continue;
+		i = atoi(de->d_name);
+		snprintf(path, sizeof(path), "%s/gids/%d", base, i);
+		if (sysfs_read_line(path, gid, sizeof(gid)) < 0 || strcmp(gid, want) != 0)
+			continue;
+		/* the GID of a RoCE port belongs to the netdev it was made from */
+		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", base, i);
+		if (sysfs_read_line(path, ndev, sizeof(ndev)) == 0 && strcmp(ndev, l->ifname) != 0)
+			continue;
+		l->gid_index = i;
+		snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", base, i);
+		if (sysfs_read_line(path, l->gid_type, sizeof(l->gid_type)) < 0)
+			l->gid_type[0] = '\0';
+		/* both RoCE v1 and v2 entries exist for an address: v2 is what RDMA CM prefers */
+		if (strstr(l->gid_type, "v2") == NULL && strstr(l->gid_type, "RoCE") != NULL) {
+			char other[24];
+
+			for (int j = i + 1; j < i + 2; j++) {
+				snprintf(path, sizeof(path), "%s/gids/%d", base, j);
+				if (sysfs_read_line(path, gid, sizeof(gid)) == 0 &&
+				    strcmp(gid, want) == 0) {
+					snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", base,
+						 j);
+					if (sysfs_read_line(path, other, sizeof(other)) == 0 &&
+					    strstr(other, "v2")) {
+						l->gid_index = j;
+						snprintf(l->gid_type, sizeof(l->gid_type), "%s",
+							 other);
+					}
+				}
+			}
+		}
+	}
+	if (d)
+		closedir(d);
+}
+
+static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l->verdict != IBH_CHECK_OK)
+		return;
+	l->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(l->why, sizeof(l->why), fmt, ap);
+	va_end(ap);
+}
+
+/* RDMA CM could not be asked here: no librdmacm, or no access to its device (not root) */
+static bool cm_not_asked(int r)
+{
+	return r == -ENOSYS || r == -EACCES || r == -EPERM;
+}
+
+/* the verdict from what was found: the first problem, in the order of verdicts[] */
+void check_judge(struct ibh_check_line *l)
+{
+	char a[64];
+
+	l->verdict = IBH_CHECK_OK;
+	l->why[0] = '\0';
+	ip_to_string(&l->addr, a, sizeof(a), false);
+	if (!l->up)
+		because(l, IBH_CHECK_LINK_DOWN, "%s is down", l->ifname);
+	if (l->route_r < 0)
+		because(l, IBH_CHECK_NO_ROUTE, "no route from %s", a);
+	else if (l->route_oif != l->ifindex)
+		because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,
+			l->route_dev[0] ? l->route_dev : "?", l->ifname);
+	if (l->addr.family == AF_INET && l->arp_ignore >= 0) {
+		if (l->arp_ignore >= 8)
+			because(l, IBH_CHECK_ARP_OFF,
+				"arp_ignore=%d: %s answers no ARP request, peers cannot reach %s",
+				l->arp_ignore, l->ifname, a);
+		else if (l->arp_ignore != 1 && l->arp_ignore != 2 && l->arp_filter != 1)
+			because(l, IBH_CHECK_ARP_FLUX,
+				"arp_ignore=%d, arp_filter=%d: every port answers ARP for %s",
+				l->arp_ignore, l->arp_filter, a);
+	}
+	if (l->rdma) {
+		bool roce = strcmp(l->link_layer, "Ethernet") == 0;
+
+		if (!strstr(l->state, "ACTIVE"))
+			because(l, IBH_CHECK_PORT_DOWN, "%s port %u is %s", l->rdma_dev,
+				l->rdma_port, l->state);
+		else if (roce && l->gid_index < 0)
+			because(l, IBH_CHECK_NO_GID, "%s port %u holds no GID for %s", l->rdma_dev,
+				l->rdma_port, a);
+		else if (!roce && l->lid == 0)
+			because(l, IBH_CHECK_NO_LID, "%s port %u has no LID", l->rdma_dev,
+				l->rdma_port);
+	}
+	if (l->cm_r == 0 && (strcmp(l->cm.dev, l->rdma_dev) != 0 || l->cm.port != l->rdma_port))
+		because(l, IBH_CHECK_WRONG_PORT, "RDMA CM chose %s port %u, not %s port %u",
+			l->cm.dev, l->cm.port, l->rdma_dev[0] ? l->rdma_dev : "?", l->rdma_port);
+	else if (l->cm_r < 0 && !cm_not_asked(l->cm_r))
+		because(l, IBH_CHECK_UNRESOLVED, "RDMA CM could not resolve %s: %s%s%s", a,
+			strerror(-l->cm_r), l->cm.event[0] ? "; " : "", l->cm.event);
+}
+
+/* an address in prefix that is none of the host's: where traffic into the subnet goes */
+static void probe_peer(const struct ibh_addr *a, const struct ibh_addr_entry *all, size_t n_all,
+		       struct ibh_ip *ret)
+{
+	unsigned int bytes = a->ip.family == AF_INET ? 4 : 16;
+	struct ibh_ip prefix;
+
+	plan_addr_prefix(a, &prefix);
+	for (unsigned int k = 1; k < 16; k++) {
+		bool local = false;
+
+		*ret = prefix;
+		ret->len = (uint8_t)(bytes * 8);
+		ret->a[bytes - 1] |= (uint8_t)k;
+		for (size_t i = 0; i < n_all; i++)
+			local |= ip_same_address(&all[i].addr.ip, ret);
+		if (!local)
+			return;
+	}
+}
+
+static void gather(struct ibh_nl *n, const struct ibh_link *link, struct ibh_check_line *l)
+{
+	const struct ibh_rdma_port *port = select_rdma_port(link->ifindex);
+	struct ibh_route rt;
+	struct ibh_link via;
+
+	l->route_r = netlink_route_get(n, &l->peer, &l->addr, &rt);
+	if (l->route_r == 0) {
+		l->route_oif = rt.oif;
+		if (rt.oif > 0 && netlink_get_link_by_index(n, rt.oif, &via) == 0)
+			snprintf(l->route_dev, sizeof(l->route_dev), "%s", via.name);
+	}
+	l->arp_ignore = l->arp_announce = l->arp_filter = -1;
+	if (l->addr.family == AF_INET) {
+		l->arp_ignore = effective(link->name, "arp_ignore", false);
+		l->arp_announce = effective(link->name, "arp_announce", false);
+		l->arp_filter = effective(link->name, "arp_filter", true);
+	}
+	l->cm_r = 1;
+	l->gid_index = -1;
+	if (!port)
+		return;
+	l->rdma = true;
+	snprintf(l->rdma_dev, sizeof(l->rdma_dev), "%s", port->dev);
+	l->rdma_port = port->port;
+	rdma_facts(l);
+	/* a probe address answers no ARP: RDMA CM is asked only about a real peer */
+	if (l->peer_given)
+		l->cm_r = cm_resolve(&l->addr, &l->peer, CM_TIMEOUT_MS, &l->cm);
+}
+
+static void print_text(FILE *f, const struct ibh_check_line *l)
+{
+	char a[64], p[64];
+
+	fprintf(f, "%s %s -> %s%s: %s", l->ifname, ip_to_string(&l->addr, a, sizeof(a), false),
+		ip_to_string(&l->peer, p, sizeof(p), false), l->peer_given ? "" : " (probe)",
+		check_verdict_word(l->verdict));
+	if (l->why[0])
+		fprintf(f, ": %s", l->why);
+	fprintf(f, " (route %s%s", l->route_r < 0 ? "none" : "dev ",
+		l->route_r < 0	  ? ""
+		: l->route_dev[0] ? l->route_dev
+				  : "?");
+	if (l->arp_ignore >= 0)
+		fprintf(f, "; arp_ignore=%d arp_announce=%d arp_filter=%d", l->arp_ignore,
+			l->arp_announce, l->arp_filter);
+	if (!l->rdma)
+		fprintf(f, "; no RDMA port: routing and ARP only");
+	else {
+		fprintf(f, "; %s port %u %s, %s", l->rdma_dev, l->rdma_port, l->state,
+			l->link_layer);
+		if (strcmp(l->link_layer, "Ethernet") == 0) {
+			if (l->gid_index >= 0)
+				fprintf(f, ", gid %d %s", l->gid_index, l->gid_type);
+			else
+				fprintf(f, ", no gid");
+		} else
+			fprintf(f, ", lid %u", l->lid);
+		if (l->cm_r == 0)
+			fprintf(f, "; rdma_cm %s port %u", l->cm.dev, l->cm.port);
+		else if (l->cm_r == -ENOSYS)
+			fprintf(f, "; rdma_cm not asked (no librdmacm)");
+		else if (cm_not_asked(l->cm_r))
+			fprintf(f, "; rdma_cm not asked (no access to /dev/infiniband/rdma_cm)");
+		else if (l->cm_r < 0)
+			fprintf(f, "; rdma_cm %s", strerror(-l->cm_r));
+	}
+	fprintf(f, ")\n");
+}
+
+static void json_int(FILE *f, const char *key, int v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v < 0)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%d", v);
+}
+
+static void print_json(FILE *f, const struct ibh_check_line *l, bool first)
+{
+	char a[64];
+
+	fprintf(f, "%s{\"interface\":", first ? "" : ",");
+	report_json_string(f, l->ifname);
+	fprintf(f, ",\"address\":\"%s\"", ip_to_string(&l->addr, a, sizeof(a), false));
+	fprintf(f, ",\"peer\":\"%s\",\"peer_given\":%s",
+		ip_to_string(&l->peer, a, sizeof(a), false), l->peer_given ? "true" : "false");
+	fprintf(f, ",\"verdict\":\"%s\",\"why\":", check_verdict_word(l->verdict));
+	report_json_string(f, l->why);
+	fprintf(f, ",\"route_dev\":");
+	if (l->route_r < 0)
+		fprintf(f, "null");
+	else
+		report_json_string(f, l->route_dev);
+	if (l->addr.family == AF_INET) {
+		fprintf(f, ",\"arp\":{\"arp_ignore\":%d", l->arp_ignore);
+		json_int(f, "arp_announce", l->arp_announce);
+		json_int(f, "arp_filter", l->arp_filter);
+		fprintf(f, "}");
+	} else
+		fprintf(f, ",\"arp\":null");
+	if (!l->rdma)
+		fprintf(f, ",\"rdma\":null");
+	else {
+		fprintf(f, ",\"rdma\":{\"device\":");
+		report_json_string(f, l->rdma_dev);
+		fprintf(f, ",\"port\":%u,\"state\":", l->rdma_port);
+		report_json_string(f, l->state);
+		fprintf(f, ",\"link_layer\":");
+		report_json_string(f, l->link_layer);
+		json_int(f, "gid_index", l->gid_index);
+		fprintf(f, ",\"gid_type\":");
+		report_json_string(f, l->gid_type);
+		fprintf(f, ",\"lid\":%u}", l->lid);
+	}
+	if (l->cm_r == 0) {
+		fprintf(f, ",\"rdma_cm\":{\"device\":");
+		report_json_string(f, l->cm.dev);
+		fprintf(f, ",\"port\":%u}", l->cm.port);
+	} else if (l->cm_r < 0 && !cm_not_asked(l->cm_r)) {
+		fprintf(f, ",\"rdma_cm\":{\"error\":");
+		report_json_string(f, strerror(-l->cm_r));
+		fprintf(f, "}");
+	} else
+		fprintf(f, ",\"rdma_cm\":null");
+	fprintf(f, "}");
+}
+
+static bool named(const char *name, const char *const *ifnames, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ifnames[i], name) == 0)
+			return true;
+	return n == 0;
+}
+
+int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_ifnames,
+	      const struct ibh_ip *peers, size_t n_peers, bool json, FILE *out)
+{
+	struct ibh_nl *n = NULL;
+	struct ibh_link *links = NULL;
+	struct ibh_addr_entry *addrs = NULL;
+	size_t n_links = 0, n_addrs = 0, checked = 0, ok = 0;
+	int r;
+
+	r = netlink_open(&n);
+	if (r < 0)
+		goto cleanup;
+	r = netlink_dump_links(n, &links, &n_links);
+	if (r < 0)
+		goto cleanup;
+	r = netlink_dump_addrs(n, 0, &addrs, &n_addrs);
+	if (r < 0)
+		goto cleanup;
+	for (size_t k = 0; k < n_ifnames; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < n_links && !found; i++)
+			found = strcmp(links[i].name, ifnames[k]) == 0;
+		if (!found) {
+			log_error("interface '%s' not found", ifnames[k]);
+			r = -ENODEV;
+			goto cleanup;
+		}
+	}
+	if (json)
+		fprintf(out, "{\"version\":1,\"checks\":[");
+	for (size_t i = 0; i < n_links; i++) {
+		const struct ibh_link *link = &links[i];
+
+		if (!named(link->name, ifnames, n_ifnames) || !link_is_managed(c, link))
+			continue;
+		for (size_t j = 0; j < n_addrs; j++) {
+			const struct ibh_addr *a = &addrs[j].addr;
+
+			if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, &a->ip))
+				continue;
+			for (size_t k = 0; k < (n_peers ? n_peers : 1); k++) {
+				struct ibh_check_line l = { .ifindex = link->ifindex,
+							    .up = link->up };
+
+				snprintf(l.ifname, sizeof(l.ifname), "%s", link->name);
+				l.addr = a->ip;
+				l.addr.len = (uint8_t)(a->ip.family == AF_INET ? 32 : 128);
+				if (n_peers && peers[k].family != a->ip.family)
+					continue;
+				if (n_peers) {
+					l.peer = peers[k];
+					l.peer_given = true;
+				} else
+					probe_peer(a, addrs, n_addrs, &l.peer);
+				gather(n, link, &l);
+				check_judge(&l);
+				if (json)
+					print_json(out, &l, checked == 0);
+				else
+					print_text(out, &l);
+				checked++;
+				ok += l.verdict == IBH_CHECK_OK;
+			}
+		}
+	}
+	if (json)
+		fprintf(out,
+			"],\"summary\":{\"checked\":%zu,\"ok\":%zu,\"not_ok\":%zu},\"ok\":%s}\n",
+			checked, ok, checked - ok, checked && ok == checked ? "true" : "false");
+	else if (checked == 0)
+		fprintf(out, "nothing checked: no managed interface with an address%s\n",
+			n_peers ? " of the peers' family" : "");
+	else
+		fprintf(out, "%zu checked: %zu ok, %zu not ok\n", checked, ok, checked - ok);
+	r = checked && ok == checked ? 0 : 1;
+cleanup:
+	free(links);
+	free(addrs);
+	netlink_close(n);
+	return r;
+}

@@ -1,0 +1,428 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The README's "Running a lab" recipes, run for real (issue 24): three booted
+# Debian 12 hosts node01..node03, reached over SSH from a control side, get
+# ib-hook from the README's Ansible playbook; the README's clush and pdsh
+# lines, its LBNL NHC check and its node_exporter textfile timer then run
+# against them, before and after a port drifts on node03.
+#
+#   tests/lab/lab.sh PATH-TO-DEB     (root; CI: .ci/lab.sh)
+#
+# The hosts are systemd-nspawn containers (-b --volatile=overlay) of a root
+# cached by tests/e2e/root.sh (kind "lab": ifupdown, openssh-server, python3,
+# python3-apt, sudo, jq, prometheus-node-exporter), each in a network namespace of
+# its own with eth0 (management, 192.168.77.1N/24) and ib0, ib1 (172.16.N.1
+# and 172.16.N.2/16), configured by ifupdown at boot. Their peers are on two
+# bridges in the lab's namespace, where the control side runs (ip netns exec)
+# with its own /root and /etc/hosts (a private mount namespace): an SSH key
+# and known_hosts the test makes. ib-hook is not installed in the root: the
+# playbook installs it. /etc/ib-hook.conf (Name=ib0 ib1) stands in for the
+# IPoIB ports, which veth pairs are not. The host's network namespace is
+# never changed.
+#
+# Output: "PASS: lab: ..." / "FAIL: lab: ..." per check, "# ..." diagnostics.
+# Exit 0 all passed, 1 a check failed, 77 a prerequisite is missing.
+set -u
+export LC_ALL=C.UTF-8
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+DEB=${1:?usage: lab.sh PATH-TO-DEB}
+TIME_LIMIT=${LAB_TIME_LIMIT:-300}
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+README=$top/README.md
+
+skip() { echo "SKIP: $*" >&2; exit 77; }
+[ "$(id -u)" = 0 ] || skip "must run as root"
+for t in mmdebstrap systemd-nspawn nsenter unshare tar timeout ip ssh ssh-keygen \
+	ansible-playbook clush pdsh dshbak curl jq; do
+	command -v "$t" >/dev/null 2>&1 || skip "'$t' is missing"
+done
+[ -f "$DEB" ] || { echo "FAIL: lab: no .deb '$DEB'"; exit 1; }
+DEB=$(cd "$(dirname "$DEB")" && pwd)/$(basename "$DEB")
+
+FAILS=0
+REASON=
+pass() { echo "PASS: lab: $*"; }
+fail() { FAILS=$((FAILS + 1)); echo "FAIL: lab: $*"; }
+diag() { sed 's/^/#   /'; }
+check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d${REASON:+: $REASON}"; fi; REASON=; }
+
+# snippet NAME: the fenced block after <!-- lab-test: NAME --> in the README
+snippet() {
+	awk -v m="<!-- lab-test: $1 -->" '
+		$0 == m { f = 1; next }
+		f && !g && /^```/ { g = 1; next }
+		g && /^```$/ { exit }
+		g { print }' "$README"
+}
+for s in playbook ports clush pdsh nhc metric textfile-service textfile-timer; do
+	[ -n "$(snippet "$s")" ] || { echo "FAIL: lab: README.md has no '$s' snippet"; exit 1; }
+done
+
+# shellcheck source=tests/e2e/container.sh
+. "$top/tests/e2e/container.sh"
+HOSTS="node01 node02 node03"
+LAB=ibhlab-$$ # the lab's network namespace: bridges and the control side
+W='' WATCHDOG=
+declare -A PID LEAD ROOTS WORKS
+host_state() {
+	ip -4 rule show
+	ip -6 rule show
+	ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(ib[01]|eth0|n0[1-3]-.*|br-.*)$'
+}
+HOST_BEFORE=$(host_state)
+stop_all() {
+	local h
+	for h in $HOSTS; do
+		[ -n "${PID[$h]:-}" ] && kill -TERM "${PID[$h]}" 2>/dev/null
+	done
+	for h in $HOSTS; do
+		[ -n "${PID[$h]:-}" ] || continue
+		NSPAWN_PID=${PID[$h]}
+		stop_container # waits, SIGKILL after 20 s
+		PID[$h]=
+	done
+}
+cleanup() {
+	local rc=$? h
+	trap - EXIT INT TERM
+	[ -n "$WATCHDOG" ] && kill "$WATCHDOG" 2>/dev/null
+	stop_all
+	for h in $HOSTS; do
+		ip netns del "$LAB-$h" 2>/dev/null
+		WORK=${WORKS[$h]:-}
+		remove_work
+	done
+	ip netns del "$LAB" 2>/dev/null
+	[ -n "$W" ] && rm -rf --one-file-system "$W"
+	exit $rc
+}
+trap cleanup EXIT
+# fd 3: the test's stdout, for the traps (they may run inside a function
+# whose output is redirected to a log)
+exec 3>&1
+trap 'fail "interrupted" >&3; exit 1' INT
+trap 'fail "time limit of ${TIME_LIMIT}s exceeded" >&3; exit 1' TERM
+
+echo "# the README's lab recipes against three booted bookworm hosts"
+TAR=$("$top/tests/e2e/root.sh" lab bookworm) || {
+	[ $? = 77 ] && skip "no Debian mirror configured"
+	fail "building the bookworm root of kind lab"
+	exit 1
+}
+echo "# root $(basename "$TAR") (${SECONDS}s)"
+start_watchdog "$TIME_LIMIT"
+T0=$SECONDS
+W=$(mktemp -d /var/tmp/ib-hook-lab.XXXXXX) || exit 1
+mkdir -m 0700 "$W/home" "$W/home/.ssh"
+ssh-keygen -q -t ed25519 -N '' -C ib-hook-lab -f "$W/home/.ssh/id_ed25519"
+printf '127.0.0.1\tlocalhost\n' >"$W/hosts"
+
+# --- the network: a namespace per host, bridges in the lab's namespace
+ip netns add "$LAB" || { fail "ip netns add $LAB"; exit 1; }
+ip -n "$LAB" link set lo up
+ip -n "$LAB" link add br-mgmt type bridge
+ip -n "$LAB" link add br-ib type bridge
+ip -n "$LAB" addr add 192.168.77.1/24 dev br-mgmt
+ip -n "$LAB" link set br-mgmt up
+ip -n "$LAB" link set br-ib up
+n=0
+for h in $HOSTS; do
+	n=$((n + 1))
+	ip netns add "$LAB-$h" || { fail "ip netns add $LAB-$h"; exit 1; }
+	for p in eth0 ib0 ib1; do
+		ip -n "$LAB" link add "$h-$p" type veth peer name "$p" netns "$LAB-$h" || { fail "veth $h-$p"; exit 1; }
+		br=ib
+		[ $p = eth0 ] && br=mgmt
+		ip -n "$LAB" link set "$h-$p" master "br-$br" up
+	done
+	MACHINE=ibhlab$$-$h
+	unpack_root "$TAR" "ib-hook-lab-$h" || { fail "unpacking $TAR"; exit 1; }
+	WORKS[$h]=$WORK ROOTS[$h]=$ROOT
+	echo "$h" >"$ROOT/etc/hostname"
+	cat >"$ROOT/etc/network/interfaces" <<-IFACES
+	auto lo
+	iface lo inet loopback
+
+	auto eth0
+	iface eth0 inet static
+		address 192.168.77.1$n/24
+
+	auto ib0
+	iface ib0 inet static
+		address 172.16.$n.1/16
+
+	auto ib1
+	iface ib1 inet static
+		address 172.16.$n.2/16
+	IFACES
+	printf '[Match]\nName=ib0 ib1\n' >"$ROOT/etc/ib-hook.conf"
+	systemctl --root="$ROOT" enable networking.service >/dev/null 2>&1
+	# a host key of its own, known to the control side
+	rm -f "$ROOT"/etc/ssh/ssh_host_*
+	ssh-keygen -q -t ed25519 -N '' -C "$h" -f "$ROOT/etc/ssh/ssh_host_ed25519_key"
+	echo "$h,192.168.77.1$n $(cut -d' ' -f1-2 "$ROOT/etc/ssh/ssh_host_ed25519_key.pub")" >>"$W/home/.ssh/known_hosts"
+	install -d -m 0700 "$ROOT/root/.ssh"
+	install -m 0600 "$W/home/.ssh/id_ed25519.pub" "$ROOT/root/.ssh/authorized_keys"
+	printf '192.168.77.1%s\t%s\n' "$n" "$h" >>"$W/hosts"
+done
+
+# --- boot the three at once
+for h in $HOSTS; do
+	systemd-nspawn -b --keep-unit --register=no --network-namespace-path="/run/netns/$LAB-$h" \
+		--capability=CAP_NET_ADMIN \
+		--volatile=overlay -D "${ROOTS[$h]}" -M "ibhlab$$-$h" </dev/null >>"${WORKS[$h]}/console.log" 2>&1 &
+	PID[$h]=$!
+done
+for h in $HOSTS; do
+	NSPAWN_PID=${PID[$h]}
+	LEADER=
+	if ! wait_until 30 find_leader; then
+		# systemd-nspawn itself could not start a container here (no
+		# namespaces, cgroups or capabilities for it): nothing to test
+		tail -n 20 "${WORKS[$h]}/console.log" | diag
+		skip "containers cannot boot here: $(grep . "${WORKS[$h]}/console.log" | tail -n 1)"
+	fi
+	LEAD[$h]=$LEADER
+	if [ "$(stat -L -c %i "/proc/$LEADER/ns/net")" != "$(stat -L -c %i "/run/netns/$LAB-$h")" ]; then
+		fail "$h: not in its network namespace"
+		exit 1
+	fi
+done
+for h in $HOSTS; do
+	LEADER=${LEAD[$h]}
+	wait_until 90 booted || { fail "$h did not boot"; tail -n 30 "${WORKS[$h]}/console.log" | diag; exit 1; }
+done
+on() { local h=$1; shift; LEADER=${LEAD[$h]} ct "$@"; }
+pass "three hosts booted ($(on node01 systemctl --version | head -n 1)) in $((SECONDS - T0))s"
+
+# control CMD...: in the lab's namespace, with the test's /root and /etc/hosts
+control() {
+	ip netns exec "$LAB" unshare --mount --propagation private -- sh -c '
+		mount --bind "$1/hosts" /etc/hosts && mount --bind "$1/home" /root || exit 125
+		shift; cd /root && exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=dumb ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
+			ANSIBLE_SSH_ARGS="-o ControlMaster=no" ANSIBLE_PIPELINING=1 "$@"' sh "$W" "$@"
+}
+sshd_up() { control ssh -o BatchMode=yes -o ConnectTimeout=5 "$1" true 2>/dev/null; }
+for h in $HOSTS; do
+	wait_until 30 sshd_up "$h" || REASON="ssh $h: $(control ssh -o BatchMode=yes -o ConnectTimeout=5 "$h" true 2>&1 | tail -n 2 | tr '\n' '|')"
+	check "$h: reached from the control side by SSH with the test's key and known_hosts" sshd_up "$h"
+done
+if [ $FAILS != 0 ]; then
+	on node01 ip -br addr | diag
+	on node01 systemctl --no-pager --failed | diag
+	on node01 journalctl -b --no-pager -u networking.service -u ssh.service | tail -n 20 | diag
+	exit 1
+fi
+
+# --- the playbook, as written
+snippet playbook >"$W/home/site.yml"
+cp "$DEB" "$W/home/"
+printf '[rdma]\nnode01\nnode02\nnode03\n' >"$W/home/hosts.ini"
+play() { # play N: run the playbook; its output in $W/play-N.log, its status in PLAY_RC
+	local t=$SECONDS
+	control timeout 180 ansible-playbook -i hosts.ini -e "ib_hook_deb=$(basename "$DEB")" site.yml >"$W/play-$1.log" 2>&1
+	PLAY_RC=$?
+	echo "# ansible-playbook run $1: exit $PLAY_RC in $((SECONDS - t))s"
+	sed -n '/^PLAY RECAP/,$p' "$W/play-$1.log" | diag
+}
+recap() { # recap HOST FIELD: the number in the PLAY RECAP line
+	sed -n "/^PLAY RECAP/,\$ s/^$1 .* $2=\([0-9]*\).*/\1/p" "$W/play-$PLAY_N.log"
+}
+all_recap() { # all_recap FIELD OP N: FIELD OP N on every host
+	local h v
+	for h in $HOSTS; do
+		v=$(recap "$h" "$1")
+		[ -n "$v" ] && test "$v" "$2" "$3" || { REASON="$h: $1=${v:-none}"; return 1; }
+	done
+}
+
+PLAY_N=1
+play 1
+if [ "$PLAY_RC" != 0 ]; then
+	grep -E '^(fatal|failed|ERROR)|FAILED|msg' "$W/play-1.log" | head -n 20 | diag
+fi
+REASON="exit $PLAY_RC"
+check "playbook, first run: exit 0" test "$PLAY_RC" = 0
+first_recap() { all_recap changed -gt 0 && all_recap failed -eq 0 && all_recap unreachable -eq 0; }
+check "playbook, first run: changed on every host, failed and unreachable on none" first_recap
+VERSION=$(dpkg-deb -f "$DEB" Version)
+for h in $HOSTS; do
+	v=$(on "$h" dpkg-query -W -f '${Status} ${Version}' ib-hook 2>&1)
+	REASON="'$v'"
+	check "$h: ib-hook $VERSION installed by the playbook" test "$v" = "install ok installed $VERSION"
+done
+want=$(snippet playbook | sed -n '/content: |/,/notify:/p' | sed '1d;$d' | sed 's/^          //')
+for h in $HOSTS; do
+	got=$(on "$h" cat /etc/ib-hook.conf.d/50-lab.conf 2>&1)
+	REASON="'$(echo "$got" | tr '\n' '|')'"
+	check "$h: the drop-in /etc/ib-hook.conf.d/50-lab.conf is the README's" test "$got" = "$want"
+done
+hcount=$(grep -c '^RUNNING HANDLER \[reload ib-hook\]' "$W/play-1.log")
+REASON="$hcount RUNNING HANDLER lines"
+check "playbook, first run: the handler 'reload ib-hook' ran" test "$hcount" = 1
+# the state the drop-in asks for: tables 941/942, no prefix route of ib0/ib1 in main
+lab_state() { # lab_state HOST N
+	local rules main
+	rules=$(on "$1" ip -4 rule show)
+	main=$(on "$1" ip -4 route show table main)
+	echo "$rules" | grep -Eq "from 172\.16\.$2\.1 lookup 941( |\$)" &&
+		echo "$rules" | grep -Eq "from 172\.16\.$2\.2 lookup 942( |\$)" &&
+		[ "$(on "$1" ip -4 route show table 942 | sed 's/[[:space:]]*$//')" = "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.$2.2" ] &&
+		! echo "$main" | grep -q 'dev ib[01]' && return 0
+	REASON="rules: $(echo "$rules" | tr '\n\t' '| '); table 942: $(on "$1" ip -4 route show table 942 | tr '\n' '|'); main: $(echo "$main" | tr '\n' '|')"
+	return 1
+}
+n=0
+for h in $HOSTS; do
+	n=$((n + 1))
+	check "$h: the watcher applied the drop-in on reload (tables 941/942, MainRoute=delete)" lab_state "$h" $n
+	reloads=$(on "$h" journalctl -b -u ib-hook.service -o cat --no-pager | grep -c '^Reload')
+	REASON="$reloads 'Reload...' lines of systemd about ib-hook.service"
+	check "$h: systemd reloaded ib-hook.service" test "$reloads" -ge 1
+done
+grep -E '^(TASK|RUNNING HANDLER|changed|ok|fatal)' "$W/play-1.log" | head -n 40 | diag
+
+PLAY_N=2
+play 2
+REASON="exit $PLAY_RC"
+check "playbook, second run: exit 0" test "$PLAY_RC" = 0
+second_recap() { all_recap ok -gt 0 && all_recap changed -eq 0 && all_recap failed -eq 0; }
+check "playbook, second run: changed=0 on every host (idempotent)" second_recap
+REASON="the handler ran"
+check "playbook, second run: the handler did not run" sh -c '! grep -q "^RUNNING HANDLER" "$1"' sh "$W/play-2.log"
+
+# --- node_exporter's textfile collector, fed by the README's timer
+for h in $HOSTS; do
+	snippet metric >"$W/ib-hook-textfile"
+	snippet textfile-service >"$W/ib-hook-textfile.service"
+	snippet textfile-timer >"$W/ib-hook-textfile.timer"
+	install -m 0755 "$W/ib-hook-textfile" "$W/home/ib-hook-textfile"
+	cp "$W/ib-hook-textfile.service" "$W/ib-hook-textfile.timer" "$W/home/"
+	control scp -q -p ib-hook-textfile "$h:/usr/local/sbin/" &&
+		control scp -q ib-hook-textfile.service ib-hook-textfile.timer "$h:/etc/systemd/system/" &&
+		control ssh "$h" 'systemctl daemon-reload && systemctl enable --now ib-hook-textfile.timer' 2>&1 | diag
+done
+scrape() { control curl -sS --max-time 5 http://node03:9100/metrics 2>&1 | grep '^ib_hook_'; }
+metrics_ok() {
+	local m
+	m=$(scrape | sort)
+	[ "$m" = 'ib_hook_leftovers 0
+ib_hook_port_ok{interface="ib0",verdict="ok"} 1
+ib_hook_port_ok{interface="ib1",verdict="ok"} 1' ] && return 0
+	REASON="scraped: '$(echo "$m" | tr '\n' '|')'"
+	return 1
+}
+wait_until 20 metrics_ok
+check "node_exporter on node03, scraped over HTTP: ib_hook_port_ok 1 for ib0 and ib1, ib_hook_leftovers 0" metrics_ok
+on node03 systemctl list-timers ib-hook-textfile.timer --no-pager | head -n 2 | diag
+
+# --- the NHC check under a stand-in for NHC: die() as NHC's, the checks of nhc.conf
+cat >"$W/home/nhc" <<'NHC'
+#!/bin/bash
+# a stand-in for LBNL NHC: its die(), its scripts, the checks of nhc.conf
+die() { echo "ERROR: nhc: Health check failed: $2"; exit "$1"; }
+for f in /etc/nhc/scripts/*.nhc; do . "$f"; done
+while read -r match sep check; do
+	case $match in '#'* | '') continue ;; esac
+	[ "$sep" = '||' ] && eval "$check"
+done </etc/nhc/nhc.conf
+exit 0
+NHC
+chmod 0755 "$W/home/nhc"
+snippet nhc >"$W/home/ib-hook.nhc"
+echo '* || check_ib_hook' >"$W/home/nhc.conf"
+for h in $HOSTS; do
+	control ssh "$h" 'mkdir -p /etc/nhc/scripts' &&
+		control scp -q ib-hook.nhc "$h:/etc/nhc/scripts/" &&
+		control scp -q nhc.conf "$h:/etc/nhc/" &&
+		control scp -q -p nhc "$h:/usr/local/sbin/nhc" || fail "$h: copying the NHC check"
+done
+nhc() { NHC_OUT=$(control ssh "$1" nhc 2>&1); NHC_RC=$?; }
+nhc node03
+REASON="exit $NHC_RC: '$NHC_OUT'"
+check "NHC on node03, no drift: passes silently" test "$NHC_RC:$NHC_OUT" = "0:"
+
+# --- drift on node03: ib1's rule gone, the watcher stopped so it stays gone
+on node03 systemctl stop ib-hook.service
+on node03 ip -4 rule del from 172.16.3.2 lookup 942
+v=$(on node03 ib-hook --status --json | jq -r '.interfaces[] | select(.name == "ib1") | .verdict')
+REASON="ib1: '$v'"
+check "node03: ib1 is in drift (rule deleted, watcher stopped)" test "$v" = drift
+
+PLAY_N=3
+play 3
+msg="['ib1'] not as ib-hook leaves them; see ib-hook --status"
+REASON="exit $PLAY_RC"
+check "playbook with drift on node03: exit non-zero" test "$PLAY_RC" != 0
+REASON="node01 failed=$(recap node01 failed), node02 failed=$(recap node02 failed), node03 failed=$(recap node03 failed)"
+check "playbook with drift: node03 failed, node01 and node02 passed" \
+	test "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)" = 0:0:1
+got=$(sed -n '/^fatal: \[node03\]/,/^}/p' "$W/play-3.log")
+REASON="$(echo "$got" | tr '\n' '|')"
+check "playbook with drift: node03 fails with the README's message \"$msg\"" \
+	sh -c 'printf "%s\n" "$1" | grep -qF "\"msg\": \"$2\""' sh "$got" "$msg"
+grep -E '^(fatal|failed)' "$W/play-3.log" | diag
+
+# --- the fleet line: clush -b and pdsh | dshbak -c
+fleet() { snippet "$1" | sed "s/node\[01-40\]/node[01-03]/"; }
+# the remote command of both lines is the README's per-host line
+for s in clush pdsh; do
+	remote=$(fleet $s | bash -c 'f() { printf "%s\n" "${@: -1}"; }; eval "f $(sed "s/ | dshbak -c\$//")"')
+	REASON="'$remote'"
+	check "README: the $s line runs the per-host line on each host" test "$remote" = "$(snippet ports)"
+done
+clush_out=$(control bash -c "$(fleet clush)" 2>&1)
+echo "$clush_out" | diag
+pdsh_out=$(control bash -c "$(fleet pdsh)" 2>&1)
+echo "$pdsh_out" | diag
+# gathered OUTPUT HEADER-OF-TWO: node01 and node02 under one header, with
+# ib0 and ib1 ok; node03 under its own, ib0 ok and ib1 in drift with a reason
+gathered() {
+	local got want
+	got=$(printf '%s\n' "$1" | awk '/^-+$/ { d++; next } d % 2 == 1 { h = $0; next } d { print h "|" $0 }')
+	want=$(printf '%s|ib0\tok\t\n%s|ib1\tok\t\nnode03|ib0\tok\t\n' "$2" "$2" | sort)
+	[ "$(printf '%s\n' "$got" | grep -v '^node03|ib1	drift	.' | sort)" = "$want" ] &&
+		[ "$(printf '%s\n' "$got" | grep -c '^node03|ib1	drift	.')" = 1 ]
+}
+REASON="see above"
+check "clush -bw: node01 and node02 gathered as 'node[01-02] (2)' with ib0/ib1 ok, node03 alone with ib1 drift" \
+	gathered "$clush_out" 'node[01-02] (2)'
+check "pdsh | dshbak -c: node01 and node02 gathered as 'node[01-02]' with ib0/ib1 ok, node03 alone with ib1 drift" \
+	gathered "$pdsh_out" 'node[01-02]'
+
+# --- NHC with drift
+nhc node03
+REASON="exit $NHC_RC: '$NHC_OUT'"
+check "NHC on node03, ib1 in drift: dies with 'ib-hook: ib1 drift'" \
+	test "$NHC_RC:$NHC_OUT" = "1:ERROR: nhc: Health check failed: ib-hook: ib1 drift"
+nhc node01
+REASON="exit $NHC_RC: '$NHC_OUT'"
+check "NHC on node01: passes silently" test "$NHC_RC:$NHC_OUT" = "0:"
+
+# --- the metric follows, through the timer (every minute)
+metrics_drift() {
+	local m
+	m=$(scrape | sort)
+	[ "$m" = 'ib_hook_leftovers 0
+ib_hook_port_ok{interface="ib0",verdict="ok"} 1
+ib_hook_port_ok{interface="ib1",verdict="drift"} 0' ] && return 0
+	REASON="scraped: '$(echo "$m" | tr '\n' '|')'"
+	return 1
+}
+t=$SECONDS
+wait_until 75 metrics_drift
+check "node_exporter on node03, after the timer ran again: ib_hook_port_ok{interface=\"ib1\",verdict=\"drift\"} 0 (waited $((SECONDS - t))s)" metrics_drift
+
+# --- the watcher repairs it; every check agrees again
+on node03 systemctl start ib-hook.service
+repaired() { [ "$(on node03 ib-hook --status --json | jq -r .ok)" = true ]; }
+wait_until 10 repaired
+check "node03: the watcher, started again, repairs ib1" repaired
+
+stop_all
+REASON="$(diff <(echo "$HOST_BEFORE") <(host_state) | tr '\n' '|')"
+check "host: ip rule, ip -6 rule and its links unchanged" test "$(host_state)" = "$HOST_BEFORE"
+echo "# $FAILS failed, ${SECONDS}s (${T0}s of them for the root)"
+[ $FAILS = 0 ]
