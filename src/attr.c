@@ -5,14 +5,20 @@
 
 #include "attr.h"
 
+struct nlmsghdr *msg_nlh(struct ibh_msg *m)
+{
+	return (struct nlmsghdr *)m->buf;
+}
+
 void msg_init(struct ibh_msg *m, uint16_t type, uint16_t flags, const void *hdr, size_t len)
 {
+	struct nlmsghdr *nlh = msg_nlh(m);
+
 	memset(m, 0, sizeof(*m));
-	m->nlh.nlmsg_type = type;
-	m->nlh.nlmsg_flags = flags;
-	m->nlh.nlmsg_len = (uint32_t)NLMSG_LENGTH(len);
-	memcpy(NLMSG_DATA(&m->nlh), hdr, len);
-	m->nlh.nlmsg_len = NLMSG_ALIGN(m->nlh.nlmsg_len);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	memcpy(NLMSG_DATA(nlh), hdr, len);
+	nlh->nlmsg_len = NLMSG_ALIGN(NLMSG_LENGTH(len));
 }
 
 void msg_request(struct ibh_msg *m, uint16_t type, bool add, uint16_t add_flags, const void *hdr,
@@ -29,17 +35,18 @@ uint8_t msg_table8(uint32_t table)
 
 void msg_put(struct ibh_msg *m, uint16_t type, const void *data, size_t len)
 {
-	size_t at = m->nlh.nlmsg_len, total = NLA_ALIGN(NLA_HDRLEN + len);
-	struct nlattr *a = (struct nlattr *)(m->buf + at);
+	struct nlmsghdr *nlh = msg_nlh(m);
+	size_t at = nlh->nlmsg_len, total = NLA_ALIGN(NLA_HDRLEN + len);
+	struct nlattr a = { .nla_type = type, .nla_len = (uint16_t)(NLA_HDRLEN + len) };
+	char *bytes = (char *)m->buf;
 
 	if (at + total > sizeof(m->buf)) {
 		m->overflow = true;
 		return;
 	}
-	a->nla_type = type;
-	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	m->nlh.nlmsg_len = (uint32_t)(at + total);
+	memcpy(bytes + at, &a, sizeof(a));
+	memcpy(bytes + at + NLA_HDRLEN, data, len);
+	nlh->nlmsg_len = (uint32_t)(at + total);
 }
 
 void msg_put_u32(struct ibh_msg *m, uint16_t type, uint32_t v)

@@ -16,12 +16,12 @@
 
 /* a request: a message header, the family header and a few attributes */
 struct ibh_msg {
-	union {
-		struct nlmsghdr nlh;
-		char buf[512];
-	};
+	uint32_t buf[128]; /* aligned for the headers */
 	bool overflow;
 };
+
+/* the message, as netlink.c sends it */
+struct nlmsghdr *msg_nlh(struct ibh_msg *m);
 
 void msg_init(struct ibh_msg *m, uint16_t type, uint16_t flags, const void *hdr, size_t len);
 /* a request to add (NLM_F_CREATE and add_flags) or delete an object, hdr its family header */

@@ -594,7 +594,7 @@ static int request(struct ibh_nl *n, struct ibh_msg *m)
 
 	if (m->overflow)
 		return -ENOMEM;
-	msg = nlmsg_convert(&m->nlh);
+	msg = nlmsg_convert(msg_nlh(m));
 	if (!msg)
 		return -ENOMEM;
 	return transact(n, msg, NULL, NULL);
