@@ -145,7 +145,7 @@ static char *config_format(const struct ibh_config *c, size_t *ret_size)
 	}
 	fprintf(f, "[Hooks]\n");
 	for (int k = 0; k < IBH_HOOK_MAX; k++)
-		fprintf(f, "%s=%s\n", hook_family_key((enum ibh_hook_family)k),
+		fprintf(f, "%s=%s\n", hook_family((enum ibh_hook_family)k)->key,
 			c->hooks[k] ? "yes" : "no");
 	fprintf(f, "[IPoIB]\nMode=%s\n", ipoib_mode_name(c->ipoib_mode));
 	if (c->ipoib_mtu)

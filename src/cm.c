@@ -74,13 +74,17 @@ static void to_sockaddr(const struct ibh_ip *ip, struct sockaddr_storage *ret)
 	}
 }
 
-/* the next event on the channel within timeout_ms: its type, or a negative errno */
+/*
+ * The next event on the channel within timeout_ms, which must be want: 0, a
+ * negative errno, or -EHOSTUNREACH with what RDMA CM answered instead (step:
+ * what it was asked) in ret->event
+ */
 static int wait_event(const struct cm_api *api, struct rdma_event_channel *ch, int timeout_ms,
-		      int *ret_status)
+		      int want, const char *step, struct ibh_cm_result *ret)
 {
 	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
-	int r, type;
+	int r, type, status;
 
 	r = poll(&pfd, 1, timeout_ms);
 	if (r < 0)
@@ -90,9 +94,12 @@ static int wait_event(const struct cm_api *api, struct rdma_event_channel *ch, i
 	if (api->get_event(ch, &ev) < 0)
 		return -errno;
 	type = ev->event;
-	*ret_status = ev->status;
+	status = ev->status;
 	api->ack_event(ev);
-	return type;
+	if (type == want)
+		return 0;
+	snprintf(ret->event, sizeof(ret->event), "%s: event %d, status %d", step, type, status);
+	return -EHOSTUNREACH;
 }
 
 int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
@@ -103,7 +110,7 @@ int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_m
 	struct rdma_event_channel *ch = NULL;
 	struct rdma_cm_id *id = NULL;
 	struct sockaddr_storage s, d;
-	int r, status = 0;
+	int r;
 
 	if (loaded > 0)
 		loaded = cm_load(&api);
@@ -120,30 +127,20 @@ int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_m
 	}
 	to_sockaddr(src, &s);
 	to_sockaddr(dst, &d);
-	if (api.resolve_addr(id, (struct sockaddr *)&s, (struct sockaddr *)&d, timeout_ms) < 0) {
-		r = -errno;
-		goto cleanup;
+	/* the address, then the route: each asked for, then answered */
+	for (int route = 0; route <= 1; route++) {
+		if ((route ? api.resolve_route(id, timeout_ms)
+			   : api.resolve_addr(id, (struct sockaddr *)&s, (struct sockaddr *)&d,
+					      timeout_ms)) < 0) {
+			r = -errno;
+			goto cleanup;
+		}
+		r = wait_event(&api, ch, timeout_ms + 500,
+			       route ? RDMA_CM_EVENT_ROUTE_RESOLVED : RDMA_CM_EVENT_ADDR_RESOLVED,
+			       route ? "route" : "address", ret);
+		if (r < 0)
+			goto cleanup;
 	}
-	r = wait_event(&api, ch, timeout_ms + 500, &status);
-	if (r >= 0 && r != RDMA_CM_EVENT_ADDR_RESOLVED) {
-		snprintf(ret->event, sizeof(ret->event), "address: event %d, status %d", r, status);
-		r = -EHOSTUNREACH;
-		goto cleanup;
-	}
-	if (r < 0)
-		goto cleanup;
-	if (api.resolve_route(id, timeout_ms) < 0) {
-		r = -errno;
-		goto cleanup;
-	}
-	r = wait_event(&api, ch, timeout_ms + 500, &status);
-	if (r >= 0 && r != RDMA_CM_EVENT_ROUTE_RESOLVED) {
-		snprintf(ret->event, sizeof(ret->event), "route: event %d, status %d", r, status);
-		r = -EHOSTUNREACH;
-		goto cleanup;
-	}
-	if (r < 0)
-		goto cleanup;
 	if (id->verbs && id->verbs->device)
 		snprintf(ret->dev, sizeof(ret->dev), "%s", api.device_name(id->verbs->device));
 	ret->port = id->port_num;

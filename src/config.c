@@ -20,22 +20,6 @@
 
 #define IBH_CONFIG_MAX_SIZE (1024 * 1024)
 
-enum section {
-	SECTION_NONE,
-	SECTION_MATCH,
-	SECTION_ROUTING,
-	SECTION_TABLES,
-	SECTION_SYSCTL,
-	SECTION_HOOKS,
-	SECTION_IPOIB,
-};
-
-static const char *const hook_keys[IBH_HOOK_MAX] = {
-	[IBH_HOOK_NETWORKD] = "Networkd",
-	[IBH_HOOK_IFUPDOWN] = "Ifupdown",
-	[IBH_HOOK_NETWORKMANAGER] = "NetworkManager",
-};
-
 static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
 	[IBH_SYSCTL_ARP_IGNORE] = "arp_ignore",
 	[IBH_SYSCTL_ARP_ANNOUNCE] = "arp_announce",
@@ -64,11 +48,6 @@ const char *ipoib_mode_name(enum ibh_ipoib_mode m)
 	return m == IBH_IPOIB_CONNECTED	 ? "connected"
 	       : m == IBH_IPOIB_DATAGRAM ? "datagram"
 					 : "keep";
-}
-
-const char *hook_family_key(enum ibh_hook_family f)
-{
-	return f < IBH_HOOK_MAX ? hook_keys[f] : "?";
 }
 
 void config_defaults(struct ibh_config *c)
@@ -187,19 +166,6 @@ static int parse_bool(const char *s, bool *ret)
 	return -EINVAL;
 }
 
-static bool ifname_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
-		return false;
-	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || *s == '=' || (unsigned char)*s < 0x21 || *s == 0x7f)
-			return false;
-	return true;
-}
-
 static int parse_match(struct ibh_config *c, unsigned int line, const char *key, char *value,
 		       struct ibh_config_error *err)
 {
@@ -227,8 +193,8 @@ static int parse_match(struct ibh_config *c, unsigned int line, const char *key,
 	return 0;
 }
 
-static int parse_routing(struct ibh_config *c, unsigned int line, const char *key,
-			 const char *value, struct ibh_config_error *err)
+static int parse_routing(struct ibh_config *c, unsigned int line, const char *key, char *value,
+			 struct ibh_config_error *err)
 {
 	uint32_t v;
 
@@ -259,7 +225,7 @@ static int parse_routing(struct ibh_config *c, unsigned int line, const char *ke
 	return 0;
 }
 
-static int parse_tables(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+static int parse_tables(struct ibh_config *c, unsigned int line, const char *key, char *value,
 			struct ibh_config_error *err)
 {
 	uint32_t t;
@@ -296,7 +262,7 @@ static int parse_tables(struct ibh_config *c, unsigned int line, const char *key
 	return 0;
 }
 
-static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key, char *value,
 			struct ibh_config_error *err)
 {
 	for (int i = 0; i < IBH_SYSCTL_MAX; i++) {
@@ -317,11 +283,11 @@ static int parse_sysctl(struct ibh_config *c, unsigned int line, const char *key
 	return fail(err, line, key, "unknown key '%s' in section [Sysctl]", key);
 }
 
-static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key, char *value,
 		       struct ibh_config_error *err)
 {
 	for (int i = 0; i < IBH_HOOK_MAX; i++) {
-		if (strcmp(key, hook_keys[i]) != 0)
+		if (strcmp(key, hook_family((enum ibh_hook_family)i)->key) != 0)
 			continue;
 		if (parse_bool(value, &c->hooks[i]) < 0)
 			return fail(err, line, key, "%s '%s' is neither 'yes' nor 'no'", key,
@@ -331,7 +297,7 @@ static int parse_hooks(struct ibh_config *c, unsigned int line, const char *key,
 	return fail(err, line, key, "unknown key '%s' in section [Hooks]", key);
 }
 
-static int parse_ipoib(struct ibh_config *c, unsigned int line, const char *key, const char *value,
+static int parse_ipoib(struct ibh_config *c, unsigned int line, const char *key, char *value,
 		       struct ibh_config_error *err)
 {
 	if (strcmp(key, "Mode") == 0) {
@@ -358,26 +324,30 @@ static int parse_ipoib(struct ibh_config *c, unsigned int line, const char *key,
 	return 0;
 }
 
-static int parse_section(const char *name, enum section *ret)
+typedef int (*section_parser)(struct ibh_config *c, unsigned int line, const char *key, char *value,
+			      struct ibh_config_error *err);
+
+/* the sections of the file, and who parses each one's keys; NULL: before any section */
+static int parse_section(const char *name, section_parser *ret)
 {
 	static const struct {
 		const char *name;
-		enum section section;
+		section_parser parse;
 	} sections[] = {
-		{ "Match", SECTION_MATCH },   { "Routing", SECTION_ROUTING },
-		{ "Tables", SECTION_TABLES }, { "Sysctl", SECTION_SYSCTL },
-		{ "Hooks", SECTION_HOOKS },   { "IPoIB", SECTION_IPOIB },
+		{ "Match", parse_match },   { "Routing", parse_routing },
+		{ "Tables", parse_tables }, { "Sysctl", parse_sysctl },
+		{ "Hooks", parse_hooks },   { "IPoIB", parse_ipoib },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
 		if (strcmp(name, sections[i].name) == 0) {
-			*ret = sections[i].section;
+			*ret = sections[i].parse;
 			return 0;
 		}
 	return -EINVAL;
 }
 
-static int parse_line(struct ibh_config *c, enum section *section, unsigned int line, char *s,
+static int parse_line(struct ibh_config *c, section_parser *section, unsigned int line, char *s,
 		      struct ibh_config_error *err)
 {
 	char *eq, *key, *value;
@@ -404,22 +374,8 @@ static int parse_line(struct ibh_config *c, enum section *section, unsigned int 
 	if (*key == '\0')
 		return fail(err, line, NULL, "assignment without a key");
 
-	switch (*section) {
-	case SECTION_MATCH:
-		return parse_match(c, line, key, value, err);
-	case SECTION_ROUTING:
-		return parse_routing(c, line, key, value, err);
-	case SECTION_TABLES:
-		return parse_tables(c, line, key, value, err);
-	case SECTION_SYSCTL:
-		return parse_sysctl(c, line, key, value, err);
-	case SECTION_HOOKS:
-		return parse_hooks(c, line, key, value, err);
-	case SECTION_IPOIB:
-		return parse_ipoib(c, line, key, value, err);
-	case SECTION_NONE:
-		break;
-	}
+	if (*section)
+		return (*section)(c, line, key, value, err);
 	return fail(err, line, key, "key '%s' outside of any section", key);
 }
 
@@ -439,7 +395,7 @@ int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh
 int config_parse_over(struct ibh_config *c, const char *text, size_t size,
 		      struct ibh_config_error *err)
 {
-	enum section section = SECTION_NONE;
+	section_parser section = NULL;
 	struct ibh_config parsed = *c;
 	unsigned int line = 0;
 	char buf[1024];

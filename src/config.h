@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hookenv.h"
 #include "model.h"
 
 #define IBH_MAX_GLOBS	 32
@@ -20,14 +21,6 @@ enum ibh_main_route {
 struct ibh_table_entry {
 	char ifname[IF_NAMESIZE];
 	uint32_t table;
-};
-
-/* the dispatcher families whose runs ib-hook acts on ([Hooks]) */
-enum ibh_hook_family {
-	IBH_HOOK_NETWORKD,	 /* networkd-dispatcher */
-	IBH_HOOK_IFUPDOWN,	 /* ifupdown's if-up.d / if-post-down.d */
-	IBH_HOOK_NETWORKMANAGER, /* NetworkManager's dispatcher, native or through 01-ifupdown */
-	IBH_HOOK_MAX,
 };
 
 struct ibh_config {
@@ -71,6 +64,9 @@ int config_load_all(struct ibh_config *c, const char *path, const char *dropin_d
 		    struct ibh_config_error *err, char *files, size_t files_size);
 
 /* "FILE:LINE: message" or "FILE: message" of a failed config_load_all() that returned r */
+/* room for the names of the files config_load_all() read, one per line */
+#define IBH_CONFIG_FILES_SIZE 2048
+
 void config_error_format(const struct ibh_config_error *err, int r, char *buf, size_t size);
 
 /* [Tables] entry of ifname, or 0 */
@@ -80,6 +76,5 @@ bool config_table_is_listed(const struct ibh_config *c, uint32_t table);
 uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifindex);
 bool table_is_reserved(uint64_t table);
 const char *sysctl_name(enum ibh_sysctl key);
-const char *hook_family_key(enum ibh_hook_family f);
 /* "datagram", "connected", or "keep" */
 const char *ipoib_mode_name(enum ibh_ipoib_mode m);

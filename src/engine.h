@@ -33,15 +33,10 @@ struct ibh_request {
 	size_t n_held;
 };
 
-/* result of one interface, worst wins */
-enum ibh_result {
-	IBH_OK = 0,
-	IBH_FAILED = 1, /* a change failed, or --status found drift */
-	IBH_USAGE = 2,	/* e.g. an unknown interface asked for by name */
-};
-
 int engine_new(const struct ibh_config *c, struct ibh_engine **ret);
 void engine_free(struct ibh_engine *e);
+/* runs from now on read c (the watcher's SIGHUP); c outlives them */
+void engine_set_config(struct ibh_engine *e, const struct ibh_config *c);
 /* forget every cached view of the kernel and the record: a long-lived engine's next run reads anew */
 void engine_invalidate(struct ibh_engine *e);
 /* every interface asked for by name exists: else "not found" and IBH_USAGE, before any run */

@@ -114,3 +114,8 @@ int log_full(int level, int error, const char *fmt, ...)
 		fprintf(stderr, "%s\n", msg);
 	return -error;
 }
+
+const char *log_errno_hint(int r)
+{
+	return r == -EPERM || r == -EACCES ? " (ib-hook needs root or CAP_NET_ADMIN)" : "";
+}

@@ -24,3 +24,6 @@ int log_full(int level, int error, const char *fmt, ...) __attribute__((format(p
 #define log_error(...)		  log_full(LOG_ERR, 0, __VA_ARGS__)
 #define log_warning_errno(e, ...) log_full(LOG_WARNING, (e), __VA_ARGS__)
 #define log_error_errno(e, ...)	  log_full(LOG_ERR, (e), __VA_ARGS__)
+
+/* " (ib-hook needs root or CAP_NET_ADMIN)" after a refusal (-EPERM, -EACCES), else "" */
+const char *log_errno_hint(int r);

@@ -77,50 +77,57 @@ struct cli {
 	/* NetworkManager's ENTRY INTERFACE ACTION */
 	const char *nm_iface, *nm_action;
 	/* a hook run: which dispatcher family it came from */
-	const char *hook_source;
+	enum ibh_hook_family hook_family;
 };
 
-/* --check [PEER...]: what it takes, and the peers' addresses */
-static int check_args(int argc, char *argv[], struct cli *cli)
+/* the end of a run before it began (--help, --version, a usage error): its exit code */
+static bool stop(int *exit_code, int code)
+{
+	*exit_code = code;
+	return false;
+}
+
+/* --check [PEER...]: what it takes, and the peers' addresses; true: go on */
+static bool check_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
 	if (cli->watch || cli->req.mode != IBH_MODE_CHANGE || cli->req.action != IBH_ACTION_APPLY)
-		return usage_error("--check takes no --watch, --remove, --dry-run or --status",
-				   NULL);
+		return stop(exit_code,
+			    usage_error("--check takes no --watch, --remove, --dry-run or --status",
+					NULL));
 	for (int i = optind; i < argc; i++) {
 		struct ibh_ip *p = &cli->peers[cli->n_peers];
 
 		if (cli->n_peers == MAX_PEERS)
-			return usage_error("too many peers", argv[i]);
+			return stop(exit_code, usage_error("too many peers", argv[i]));
 		memset(p, 0, sizeof(*p));
 		p->family = strchr(argv[i], ':') ? AF_INET6 : AF_INET;
 		p->len = p->family == AF_INET ? 32 : 128;
 		if (inet_pton(p->family, argv[i], p->a) != 1)
-			return usage_error("a peer is an IPv4 or IPv6 address", argv[i]);
+			return stop(exit_code,
+				    usage_error("a peer is an IPv4 or IPv6 address", argv[i]));
 		cli->n_peers++;
 	}
-	return -1;
+	return true;
 }
 
-/* -1: go on; otherwise the exit code (--help, --version, a usage error) */
-static int parse_args(int argc, char *argv[], struct cli *cli)
+/* true: go on; false: exit with *exit_code */
+static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
-	static const struct option options[] = { { "iface", required_argument, NULL, 'i' },
-						 { "all", no_argument, NULL, 'a' },
-						 { "remove", no_argument, NULL, 'r' },
-						 { "dry-run", no_argument, NULL, 'n' },
-						 { "status", no_argument, NULL, 's' },
-						 { "check", no_argument, NULL, 'k' },
-						 { "json", no_argument, NULL, 'j' },
-						 { "watch", no_argument, NULL, 'W' },
-						 { "config", required_argument, NULL, 'c' },
-						 { "wait", required_argument, NULL, 'w' },
-						 { "verbose", no_argument, NULL, 'v' },
-						 { "version", no_argument, NULL, 'V' },
-						 { "help", no_argument, NULL, 'h' },
-						 {} };
+	/* clang-format off */
+	static const struct option options[] = {
+		{ "iface", required_argument, NULL, 'i' }, { "all", no_argument, NULL, 'a' },
+		{ "remove", no_argument, NULL, 'r' },      { "dry-run", no_argument, NULL, 'n' },
+		{ "status", no_argument, NULL, 's' },      { "check", no_argument, NULL, 'k' },
+		{ "json", no_argument, NULL, 'j' },        { "watch", no_argument, NULL, 'W' },
+		{ "config", required_argument, NULL, 'c' }, { "wait", required_argument, NULL, 'w' },
+		{ "verbose", no_argument, NULL, 'v' },     { "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },        {},
+	};
+	/* clang-format on */
 	struct ibh_request *req = &cli->req;
 	/* NetworkManager's ENTRY INTERFACE ACTION holds no option, even if a name starts with '-' */
 	bool nm_call = argc == 3 && getenv("NM_DISPATCHER_ACTION");
+	enum ibh_mode mode;
 	char *end;
 	int opt;
 
@@ -130,35 +137,29 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 		switch (opt) {
 		case 'i':
 			if (cli->n_ifaces == MAX_IFACES)
-				return usage_error("too many --iface", NULL);
+				return stop(exit_code, usage_error("too many --iface", NULL));
 			cli->ifaces[cli->n_ifaces++] = optarg;
 			break;
 		case 'a':
-			cli->all = true;
+		case 'j':
+		case 'W':
+		case 'k':
+			*(opt == 'a'   ? &cli->all
+			  : opt == 'j' ? &req->json
+			  : opt == 'W' ? &cli->watch
+				       : &cli->check) = true;
 			break;
 		case 'r':
 			req->action = IBH_ACTION_REMOVE;
 			break;
 		case 'n':
-			if (req->mode == IBH_MODE_STATUS)
-				return usage_error("--status and --dry-run exclude each other",
-						   NULL);
-			req->mode = IBH_MODE_DRY_RUN;
-			break;
 		case 's':
-			if (req->mode == IBH_MODE_DRY_RUN)
-				return usage_error("--status and --dry-run exclude each other",
-						   NULL);
-			req->mode = IBH_MODE_STATUS;
-			break;
-		case 'k':
-			cli->check = true;
-			break;
-		case 'j':
-			req->json = true;
-			break;
-		case 'W':
-			cli->watch = true;
+			mode = opt == 'n' ? IBH_MODE_DRY_RUN : IBH_MODE_STATUS;
+			if (req->mode != IBH_MODE_CHANGE && req->mode != mode)
+				return stop(exit_code,
+					    usage_error("--status and --dry-run exclude each other",
+							NULL));
+			req->mode = mode;
 			break;
 		case 'c':
 			cli->config_path = optarg;
@@ -167,98 +168,85 @@ static int parse_args(int argc, char *argv[], struct cli *cli)
 			errno = 0;
 			cli->wait_sec = strtoul(optarg, &end, 10);
 			if (errno || *end || !*optarg || cli->wait_sec > 3600)
-				return usage_error(
-					"--wait takes seconds from 0 (do not wait) to 3600",
-					optarg);
+				return stop(
+					exit_code,
+					usage_error(
+						"--wait takes seconds from 0 (do not wait) to 3600",
+						optarg));
 			break;
 		case 'v':
 			cli->verbose++;
 			break;
 		case 'V':
 			printf("ib-hook %s\n", PROJECT_VERSION);
-			return 0;
+			return stop(exit_code, 0);
 		case 'h':
 			help(stdout);
-			return 0;
+			return stop(exit_code, 0);
 		default:
 			if (optopt && optopt != '?' && strchr("icw", optopt))
-				return usage_error("option needs a value", argv[optind - 1]);
-			return usage_error("unknown option",
-					   optopt ? (char[]){ '-', (char)optopt, 0 }
-						  : argv[optind - 1]);
+				return stop(exit_code,
+					    usage_error("option needs a value", argv[optind - 1]));
+			return stop(exit_code, usage_error("unknown option",
+							   optopt ? (char[]){ '-', (char)optopt, 0 }
+								  : argv[optind - 1]));
 		}
 	}
 	if (cli->check)
-		return check_args(argc, argv, cli);
+		return check_args(argc, argv, cli, exit_code);
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
 	if (optind < argc && (argc - optind != 2 || cli->all || cli->n_ifaces || cli->watch ||
 			      req->mode == IBH_MODE_STATUS))
-		return usage_error("unexpected argument", argv[optind]);
+		return stop(exit_code, usage_error("unexpected argument", argv[optind]));
 	if (optind < argc) {
 		cli->nm_iface = argv[optind];
 		cli->nm_action = argv[optind + 1];
 	}
 	if (cli->all && cli->n_ifaces)
-		return usage_error("--all and --iface exclude each other", NULL);
+		return stop(exit_code, usage_error("--all and --iface exclude each other", NULL));
 	if (req->mode == IBH_MODE_STATUS && req->action == IBH_ACTION_REMOVE)
-		return usage_error("--status and --remove exclude each other", NULL);
+		return stop(exit_code,
+			    usage_error("--status and --remove exclude each other", NULL));
 	if (req->json && req->mode == IBH_MODE_CHANGE)
-		return usage_error("--json goes with --status, --dry-run or --check", NULL);
+		return stop(exit_code,
+			    usage_error("--json goes with --status, --dry-run or --check", NULL));
 	if (cli->watch && (cli->all || cli->n_ifaces || req->mode != IBH_MODE_CHANGE ||
 			   req->action != IBH_ACTION_APPLY))
-		return usage_error(
-			"--watch takes no --iface, --all, --remove, --dry-run or --status", NULL);
-	return -1;
+		return stop(
+			exit_code,
+			usage_error(
+				"--watch takes no --iface, --all, --remove, --dry-run or --status",
+				NULL));
+	return true;
 }
 
-/* no --iface, --all, --status or --watch: the interface and the action of a dispatcher */
-static int from_hook_env(struct cli *cli)
+/*
+ * no --iface, --all, --status or --watch: the interface and the action of a
+ * dispatcher; false: exit with *exit_code (0: nothing to do)
+ */
+static bool from_hook_env(struct cli *cli, int *exit_code)
 {
-	struct ibh_hook_env env = {
-		.iface = getenv("IFACE"),
-		.state = getenv("STATE"),
-		.mode = getenv("MODE"),
-		.phase = getenv("PHASE"),
-		.addrfam = getenv("ADDRFAM"),
-		.method = getenv("METHOD"),
-		.nm_arg_iface = cli->nm_iface,
-		.nm_arg_action = cli->nm_action,
-		.nm_action = getenv("NM_DISPATCHER_ACTION"),
-		.device_iface = getenv("DEVICE_IFACE"),
-		.device_ip_iface = getenv("DEVICE_IP_IFACE"),
-	};
+	struct ibh_hook_env env;
 	struct ibh_hook hook;
 
+	hookenv_read(&env);
+	env.nm_arg_iface = cli->nm_iface;
+	env.nm_arg_action = cli->nm_action;
 	if (hookenv_parse(&env, &hook) < 0)
-		return usage_error(
-			"no interface: give --iface IF or --all (a dispatcher sets IFACE)", NULL);
+		return stop(
+			exit_code,
+			usage_error(
+				"no interface: give --iface IF or --all (a dispatcher sets IFACE)",
+				NULL));
 	if (hook.action == IBH_ACTION_NONE)
-		return 0;
+		return stop(exit_code, 0);
 	cli->req.hook = true;
-	cli->hook_source = hook.source;
+	cli->hook_family = hook.family;
 	/* IFACE alone is a replay by hand: an explicit --remove still counts */
-	if (!(cli->req.action == IBH_ACTION_REMOVE && strcmp(hook.source, "environment") == 0))
+	if (!(cli->req.action == IBH_ACTION_REMOVE && hook.family == IBH_HOOK_BY_HAND))
 		cli->req.action = hook.action;
 	cli->ifaces[cli->n_ifaces++] = hook.iface;
-	return -1;
-}
-
-/* [Hooks] may switch a dispatcher family off: its runs then do nothing */
-static bool hook_family_off(const struct ibh_config *config, const char *source)
-{
-	static const struct {
-		const char *source;
-		enum ibh_hook_family family;
-	} families[] = {
-		{ "networkd-dispatcher", IBH_HOOK_NETWORKD },
-		{ "ifupdown", IBH_HOOK_IFUPDOWN },
-		{ "NetworkManager", IBH_HOOK_NETWORKMANAGER },
-	};
-
-	for (size_t i = 0; source && i < sizeof(families) / sizeof(families[0]); i++)
-		if (strcmp(source, families[i].source) == 0)
-			return !config->hooks[families[i].family];
-	return false;
+	return true;
 }
 
 static int take_lock(unsigned long wait_sec)
@@ -269,10 +257,7 @@ static int take_lock(unsigned long wait_sec)
 		log_error("another ib-hook run held '%s' for %lu s; giving up", LOCK_FILE,
 			  wait_sec);
 	else if (fd < 0)
-		log_error_errno(fd, "cannot lock '%s': %m%s", LOCK_FILE,
-				fd == -EACCES || fd == -EPERM
-					? " (ib-hook needs root or CAP_NET_ADMIN)"
-					: "");
+		log_error_errno(fd, "cannot lock '%s': %m%s", LOCK_FILE, log_errno_hint(fd));
 	return fd;
 }
 
@@ -326,13 +311,12 @@ int main(int argc, char *argv[])
 	const char *dropin_dir;
 	struct ibh_config_error cerr = {};
 	struct ibh_config config;
-	char files[2048];
+	char files[IBH_CONFIG_FILES_SIZE];
 	enum ibh_log_target target;
 	enum ibh_result res;
 	int r;
 
-	r = parse_args(argc, argv, &cli);
-	if (r >= 0)
+	if (!parse_args(argc, argv, &cli, &r))
 		return r;
 	dropin_dir = cli.config_path ? NULL : DEFAULT_CONFIG ".d";
 
@@ -350,8 +334,7 @@ int main(int argc, char *argv[])
 
 	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch &&
 	    !cli.check) {
-		r = from_hook_env(&cli);
-		if (r >= 0)
+		if (!from_hook_env(&cli, &r))
 			return r;
 	}
 	if (cli.req.mode == IBH_MODE_STATUS && cli.n_ifaces == 0)
@@ -367,8 +350,10 @@ int main(int argc, char *argv[])
 		return IBH_USAGE;
 	}
 	cli.req.config_files = files;
-	if (cli.req.hook && hook_family_off(&config, cli.hook_source)) {
-		log_debug("%s runs are switched off ([Hooks]); nothing to do", cli.hook_source);
+	/* [Hooks] may switch a dispatcher family off: its runs then do nothing */
+	if (cli.req.hook && cli.hook_family < IBH_HOOK_MAX && !config.hooks[cli.hook_family]) {
+		log_debug("%s runs are switched off ([Hooks]); nothing to do",
+			  hook_family(cli.hook_family)->name);
 		return 0;
 	}
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What ib-hook observes of the kernel and what it plans to change: plain data
- * shared by observe (netlink.c), plan (plan.c) and apply (netlink.c).
+ * shared by observe, plan (plan.c) and apply (engine.c).
  */
 #pragma once
 
@@ -10,12 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* An address or prefix: family AF_INET or AF_INET6, len in bits. */
-struct ibh_ip {
-	uint8_t family;
-	uint8_t len;
-	uint8_t a[16];
-};
+#include "ip.h"
+#include "route.h"
+#include "rule.h"
 
 struct ibh_link {
 	char name[IF_NAMESIZE];
@@ -32,45 +29,18 @@ struct ibh_addr {
 	bool noprefixroute; /* the kernel makes no prefix route for it (NetworkManager) */
 };
 
-/*
- * A rule as the kernel reported it. Only the fields ib-hook sets are kept as
- * values; everything else is summed up in `exact` and `strict`, and in desc
- * for messages.
- */
-struct ibh_rule {
-	struct ibh_ip src;
-	uint32_t table;
-	uint32_t priority;
-	uint8_t protocol;
-	uint8_t action;
-	/* from, lookup, priority and protocol, nothing else: the shape ib-hook makes */
-	bool exact;
-	/*
-	 * a selector the kernel compares exactly when it looks for an existing
-	 * rule on add (iif, oif, fwmark, uidrange, ...); dst, tos and `not` are
-	 * wildcards there
-	 */
-	bool strict;
-	char desc[160]; /* `ip rule` syntax, for messages */
+/* result of one interface, worst wins */
+enum ibh_result {
+	IBH_OK = 0,
+	IBH_FAILED = 1, /* a change failed, or --status found drift */
+	IBH_USAGE = 2,	/* e.g. an unknown interface asked for by name */
 };
 
-struct ibh_route {
-	struct ibh_ip dst;
-	struct ibh_ip src; /* family 0: no preferred source */
-	int oif;	   /* 0: no device (unreachable, nexthop object...) */
-	uint32_t table;
-	uint32_t metric;
-	uint8_t protocol;
-	uint8_t scope;
-	uint8_t type;
-	uint8_t tos;
-	uint8_t pref;	/* IPv6 router preference (RTA_PREF): 0 is medium, the default */
-	bool expires;	/* IPv6: the kernel deletes it when its lifetime ends */
-	uint32_t flags; /* rtm_flags a user sets (onlink, pervasive, prefix), not states */
-	bool gateway;	/* has a gateway or several next hops */
-	/* an attribute ib-hook never sets (metrics, encap, nexthop id, flow...) */
-	bool extra;
-	char oif_name[IF_NAMESIZE];
+/* what a run does for a link */
+enum ibh_action {
+	IBH_ACTION_NONE,
+	IBH_ACTION_APPLY,
+	IBH_ACTION_REMOVE,
 };
 
 /* what ib-hook installed (or deleted from main), as kept under /run */
@@ -96,6 +66,15 @@ struct ibh_record {
 	size_t n, cap;
 	/* false: no record for this namespace yet */
 	bool present;
+};
+
+/* an RDMA port whose netdev is in this network namespace */
+struct ibh_rdma_port {
+	int ifindex;	    /* of the netdev */
+	uint32_t dev_index; /* of the RDMA device */
+	uint32_t port;
+	char dev[64]; /* IB_DEVICE_NAME_MAX */
+	char ndev[16];
 };
 
 enum ibh_sysctl {
@@ -144,6 +123,8 @@ struct ibh_observed {
 	/* InfiniBand links, when [IPoIB] asks for them: 0 (KEEP) when not read */
 	enum ibh_ipoib_mode ipoib_mode;
 	uint32_t mtu;
+	/* the RDMA port whose netdev the link is (dev[0] 0: none, or not asked) */
+	struct ibh_rdma_port rdma;
 };
 
 enum ibh_op_kind {

@@ -22,6 +22,8 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "array.h"
+#include "attr.h"
 #include "kernel-abi.h"
 #include "netlink.h"
 
@@ -39,7 +41,7 @@
 #define DUMP_TRIES 5
 
 struct ibh_nl {
-	struct nl_sock *sk;
+	struct nl_sock *sk; /* first: close_handle() */
 };
 
 /* the one place where libnl's -NLE_* codes become -errno */
@@ -83,47 +85,61 @@ static int nle_to_errno(int nle)
 	}
 }
 
+/*
+ * A connected rtnetlink socket in *ret (NULL on error). The kernel never
+ * builds a dump message or a notification over 32 KiB: a buffer that size
+ * needs no peek (one recvmsg per message instead of two).
+ */
+static int new_socket(struct nl_sock **ret)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int r;
+
+	*ret = NULL;
+	if (!sk)
+		return -ENOMEM;
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, 32768);
+	r = nl_connect(sk, NETLINK_ROUTE);
+	if (r < 0) {
+		nl_socket_free(sk);
+		return nle_to_errno(r);
+	}
+	*ret = sk;
+	return 0;
+}
+
+/* a handle whose first member is its socket (struct ibh_nl, struct ibh_monitor) */
+static void close_handle(void *handle)
+{
+	if (handle)
+		nl_socket_free(*(struct nl_sock **)handle);
+	free(handle);
+}
+
+void netlink_close(struct ibh_nl *n)
+{
+	close_handle(n);
+}
+
 int netlink_open(struct ibh_nl **ret)
 {
-	struct ibh_nl *n;
-	int one = 1, r;
+	struct ibh_nl *n = calloc(1, sizeof(*n));
+	int one = 1, r = n ? new_socket(&n->sk) : -ENOMEM;
 
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	n->sk = nl_socket_alloc();
-	if (!n->sk) {
+	if (r < 0) {
 		free(n);
-		return -ENOMEM;
+		return r;
 	}
 	/* writes ask for their ack themselves; a get must not leave one queued */
 	nl_socket_disable_auto_ack(n->sk);
-	/*
-	 * The kernel never builds a dump message over 32 KiB: a buffer that size
-	 * needs no peek (one recvmsg per message instead of two), and requests
-	 * are small enough for 1 KiB messages instead of a zeroed page each.
-	 */
-	nl_socket_disable_msg_peek(n->sk);
-	nl_socket_set_msg_buf_size(n->sk, 32768);
+	/* requests are small enough for 1 KiB messages instead of a zeroed page each */
 	nlmsg_set_default_size(1024);
-	r = nl_connect(n->sk, NETLINK_ROUTE);
-	if (r < 0) {
-		netlink_close(n);
-		return nle_to_errno(r);
-	}
 	/* lets the kernel filter dumps by table and device; older kernels dump all */
 	(void)setsockopt(nl_socket_get_fd(n->sk), SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one,
 			 sizeof(one));
 	*ret = n;
 	return 0;
-}
-
-void netlink_close(struct ibh_nl *n)
-{
-	if (!n)
-		return;
-	nl_socket_free(n->sk);
-	free(n);
 }
 
 struct transaction {
@@ -217,15 +233,8 @@ struct vec {
 
 static void *vec_push(struct vec *v)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-		void *items = realloc(v->items, cap * v->size);
-
-		if (!items)
-			return NULL;
-		v->items = items;
-		v->cap = cap;
-	}
+	if (array_grow(&v->items, &v->cap, v->n, v->size, 8) < 0)
+		return NULL;
 	memset((char *)v->items + v->n * v->size, 0, v->size);
 	return (char *)v->items + v->n++ * v->size;
 }
@@ -262,17 +271,6 @@ static int vec_take(struct vec *v, int r, void *ret, size_t *n_ret)
 	return 0;
 }
 
-static void ip_from_attr(struct ibh_ip *ip, uint8_t family, uint8_t len, const struct nlattr *a)
-{
-	size_t bytes = family == AF_INET ? 4 : 16;
-
-	memset(ip, 0, sizeof(*ip));
-	ip->family = family;
-	ip->len = len;
-	if (a && (size_t)nla_len(a) >= bytes)
-		memcpy(ip->a, nla_data(a), bytes);
-}
-
 static int parse_link(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[IFLA_MAX + 1];
@@ -293,17 +291,15 @@ static int parse_link(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
+/* one link, by name (name) or index: -ENODEV when there is none */
+static int get_link(struct ibh_nl *n, const char *name, int ifindex, struct ibh_link *ret)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
 	struct vec v = { .size = sizeof(struct ibh_link) };
-	struct nl_msg *msg;
+	struct nl_msg *msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
 	int r;
 
-	if (strlen(name) >= IF_NAMESIZE)
-		return -ENODEV;
-	msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
-	if (!msg || nla_put_string(msg, IFLA_IFNAME, name) < 0 ||
+	if (!msg || (name && nla_put_string(msg, IFLA_IFNAME, name) < 0) ||
 	    nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
@@ -315,6 +311,13 @@ int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
 		*ret = *(struct ibh_link *)v.items;
 	free(v.items);
 	return r;
+}
+
+int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret)
+{
+	if (strlen(name) >= IF_NAMESIZE)
+		return -ENODEV;
+	return get_link(n, name, 0, ret);
 }
 
 static struct nl_msg *build_link_dump(const void *arg)
@@ -369,7 +372,7 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	if (!e)
 		return -ENOMEM;
 	e->ifindex = (int)ifa->ifa_index;
-	ip_from_attr(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
+	attr_ip(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
 	e->addr.noprefixroute = flags & IFA_F_NOPREFIXROUTE;
 	if (tb[ADDR_RT_PRIORITY] && nla_len(tb[ADDR_RT_PRIORITY]) >= (int)sizeof(uint32_t))
 		e->addr.metric = nla_get_u32(tb[ADDR_RT_PRIORITY]);
@@ -378,7 +381,7 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	    nla_len(tb[IFA_LOCAL]) == nla_len(tb[IFA_ADDRESS]) &&
 	    memcmp(nla_data(tb[IFA_LOCAL]), nla_data(tb[IFA_ADDRESS]),
 		   (size_t)nla_len(tb[IFA_LOCAL])) != 0)
-		ip_from_attr(&e->addr.peer, ifa->ifa_family, ifa->ifa_prefixlen, tb[IFA_ADDRESS]);
+		attr_ip(&e->addr.peer, ifa->ifa_family, ifa->ifa_prefixlen, tb[IFA_ADDRESS]);
 	return 0;
 }
 
@@ -403,183 +406,19 @@ struct rule_dump {
 	bool protocol;
 };
 
-/* lengths the kernel guarantees, checked anyway: a parser must not trust its input */
-static struct nla_policy rule_policy[FRA_MAX + 1] = {
-	[FRA_TABLE] = { .type = NLA_U32 },
-	[FRA_PRIORITY] = { .type = NLA_U32 },
-	[FRA_PROTOCOL] = { .type = NLA_U8 },
-};
-
-static struct nla_policy route_policy[RTA_MAX + 1] = {
-	[RTA_TABLE] = { .type = NLA_U32 },
-	[RTA_OIF] = { .type = NLA_U32 },
-	[RTA_PRIORITY] = { .type = NLA_U32 },
-	[RTA_PREF] = { .type = NLA_U8 },
-	[RTA_EXPIRES] = { .type = NLA_U32 },
-	[RTA_CACHEINFO] = { .minlen = sizeof(struct rta_cacheinfo) },
-};
-
-static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void desc_add(struct ibh_rule *rule, const char *fmt, ...)
-{
-	size_t len = strlen(rule->desc);
-	va_list ap;
-
-	if (len >= sizeof(rule->desc) - 1)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(rule->desc + len, sizeof(rule->desc) - len, fmt, ap);
-	va_end(ap);
-}
-
-static const char *ip_text(const struct ibh_ip *ip, char *buf, size_t size)
-{
-	char tmp[INET6_ADDRSTRLEN];
-
-	if (!inet_ntop(ip->family, ip->a, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	if (ip->len == (ip->family == AF_INET ? 32 : 128))
-		snprintf(buf, size, "%s", tmp);
-	else
-		snprintf(buf, size, "%s/%u", tmp, ip->len);
-	return buf;
-}
-
-/*
- * Every attribute is looked at: one that ib-hook does not set, or does not
- * know (a kernel newer than the headers), makes the rule someone else's.
- * `strict` follows the kernel's rule_exists(): the selectors it compares
- * exactly, where a rule with them never makes ib-hook's add fail.
- */
-static void rule_attr(struct ibh_rule *rule, const struct nlattr *a, const struct fib_rule_hdr *frh)
-{
-	char buf[64];
-	struct ibh_ip ip;
-	uint32_t v;
-
-	switch (nla_type(a)) {
-	case FRA_SRC:
-	case FRA_TABLE:
-	case FRA_PRIORITY:
-	case FRA_PROTOCOL:
-		return; /* read from the table of attributes */
-	case FRA_DST:
-		ip_from_attr(&ip, frh->family, frh->dst_len, a);
-		desc_add(rule, " to %s", ip_text(&ip, buf, sizeof(buf)));
-		rule->exact = false;
-		return;
-	case FRA_IIFNAME:
-	case FRA_OIFNAME:
-		snprintf(buf, sizeof(buf), "%.*s", nla_len(a), (const char *)nla_data(a));
-		desc_add(rule, " %s %s", nla_type(a) == FRA_IIFNAME ? "iif" : "oif", buf);
-		break;
-	case FRA_FWMARK:
-	case FRA_FWMASK:
-		/* fwmark 0 with mask 0 matches every packet: no selector */
-		if (nla_len(a) < 4 || nla_get_u32((struct nlattr *)a) == 0)
-			return;
-		desc_add(rule, " %s 0x%x", nla_type(a) == FRA_FWMARK ? "fwmark" : "fwmask",
-			 nla_get_u32((struct nlattr *)a));
-		break;
-	case FRA_SUPPRESS_PREFIXLEN:
-	case FRA_SUPPRESS_IFGROUP:
-		v = nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0;
-		if (v == UINT32_MAX)
-			return; /* "not set", reported anyway */
-		desc_add(rule, " %s %u",
-			 nla_type(a) == FRA_SUPPRESS_PREFIXLEN ? "suppress_prefixlength"
-							       : "suppress_ifgroup",
-			 v);
-		break;
-	case FRA_UID_RANGE:
-		if (nla_len(a) >= 8) {
-			const uint32_t *u = nla_data(a);
-
-			if (u[0] == 0 && u[1] == UINT32_MAX)
-				return;
-			desc_add(rule, " uidrange %u-%u", u[0], u[1]);
-		} else
-			desc_add(rule, " uidrange ?");
-		break;
-	case FRA_L3MDEV:
-		if (nla_len(a) >= 1 && nla_get_u8((struct nlattr *)a) == 0)
-			return;
-		desc_add(rule, " l3mdev");
-		break;
-	case FRA_GOTO:
-		desc_add(rule, " goto %u", nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
-		break;
-	case FRA_TUN_ID:
-		desc_add(rule, " tun_id");
-		break;
-	case FRA_IP_PROTO:
-		desc_add(rule, " ipproto %u", nla_len(a) >= 1 ? nla_get_u8((struct nlattr *)a) : 0);
-		break;
-	case FRA_SPORT_RANGE:
-	case FRA_DPORT_RANGE:
-		desc_add(rule, " %s", nla_type(a) == FRA_SPORT_RANGE ? "sport" : "dport");
-		break;
-	case FRA_FLOW:
-		/* realms: compared like from/to on add, a wildcard when 0 */
-		desc_add(rule, " realms 0x%x",
-			 nla_len(a) >= 4 ? nla_get_u32((struct nlattr *)a) : 0);
-		rule->exact = false;
-		return;
-	default:
-		desc_add(rule, " attribute-%d", nla_type(a));
-		rule->exact = false;
-		return; /* unknown: not known to be compared, so it may block an add */
-	}
-	rule->exact = false;
-	rule->strict = true;
-}
-
 static int parse_rule(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[FRA_MAX + 1], *a;
-	struct fib_rule_hdr *frh = nlmsg_data(nlh);
 	struct rule_dump *d = arg;
-	struct ibh_rule *rule;
-	char buf[64];
-	int rem;
+	struct ibh_rule rule, *slot;
+	bool protocol = false;
 
-	if (nlh->nlmsg_type != RTM_NEWRULE || !nlmsg_valid_hdr(nlh, sizeof(*frh)) ||
-	    nlmsg_parse(nlh, sizeof(*frh), tb, FRA_MAX, rule_policy) < 0)
+	if (rule_from_msg(nlh, &rule, &protocol) < 0)
 		return 0;
-	if (frh->family != AF_INET && frh->family != AF_INET6)
-		return 0;
-	rule = vec_push(&d->v);
-	if (!rule)
+	slot = vec_push(&d->v);
+	if (!slot)
 		return -ENOMEM;
-	ip_from_attr(&rule->src, frh->family, frh->src_len, tb[FRA_SRC]);
-	rule->table = tb[FRA_TABLE] ? nla_get_u32(tb[FRA_TABLE]) : frh->table;
-	rule->priority = tb[FRA_PRIORITY] ? nla_get_u32(tb[FRA_PRIORITY]) : 0;
-	rule->action = frh->action;
-	if (tb[FRA_PROTOCOL]) {
-		rule->protocol = nla_get_u8(tb[FRA_PROTOCOL]);
-		d->protocol = true;
-	}
-	rule->exact = frh->action == FR_ACT_TO_TBL && frh->dst_len == 0 && frh->tos == 0 &&
-		      frh->flags == 0 && frh->src_len == (frh->family == AF_INET ? 32 : 128);
-
-	if (frh->flags & FIB_RULE_INVERT)
-		desc_add(rule, "not ");
-	if (frh->src_len)
-		desc_add(rule, "from %s", ip_text(&rule->src, buf, sizeof(buf)));
-	else
-		desc_add(rule, "from all");
-	if (frh->tos)
-		desc_add(rule, " tos 0x%x", frh->tos);
-	nlmsg_for_each_attr(a, nlh, sizeof(*frh), rem) rule_attr(rule, a, frh);
-	if (frh->action == FR_ACT_TO_TBL)
-		desc_add(rule, " lookup %u", rule->table);
-	else
-		desc_add(rule, " action %u", frh->action);
-	desc_add(rule, " priority %u", rule->priority);
-	if (tb[FRA_PROTOCOL])
-		desc_add(rule, " proto %u", rule->protocol);
+	*slot = rule;
+	d->protocol |= protocol;
 	return 0;
 }
 
@@ -640,13 +479,8 @@ static int rules_taken(struct rule_dump *d, int r, struct ibh_rule **ret, size_t
 	if (r < 0)
 		return r;
 	*ret_protocol = d->protocol;
-	/*
-	 * Before 4.17 the kernel neither keeps nor compares a rule's protocol:
-	 * ib-hook's rules come back without one, and so does everyone's.
-	 */
 	for (size_t i = 0; !d->protocol && i < *n_ret; i++)
-		if ((*ret)[i].exact)
-			(*ret)[i].protocol = RTPROT_KERNEL;
+		rule_protocol_unreported(&(*ret)[i]);
 	return 0;
 }
 
@@ -671,86 +505,6 @@ struct table_dump {
 	int oif;
 	struct vec v;
 };
-
-/* the device of every next hop, or -1 when they differ */
-static int multipath_oif(const struct nlattr *mp)
-{
-	const struct rtnexthop *nh = nla_data(mp);
-	int len = nla_len(mp), oif = 0;
-
-	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && nh->rtnh_len <= len) {
-		if (oif && oif != nh->rtnh_ifindex)
-			return -1;
-		oif = nh->rtnh_ifindex;
-		len -= RTNH_ALIGN(nh->rtnh_len);
-		nh = RTNH_NEXT(nh);
-	}
-	return oif;
-}
-
-/*
- * The route flags a request sets: part of a route's identity. The others
- * (dead, linkdown, offload, trap, cloned...) are the kernel's state of the
- * moment, not something the route was made with.
- */
-#define ROUTE_USER_FLAGS (RTNH_F_ONLINK | RTNH_F_PERVASIVE | RTM_F_PREFIX)
-
-static int route_from_msg(struct nlmsghdr *nlh, struct ibh_route *route)
-{
-	struct nlattr *tb[RTA_MAX + 1], *a;
-	struct rtmsg *rtm = nlmsg_data(nlh);
-	int rem;
-
-	if (!nlmsg_valid_hdr(nlh, sizeof(*rtm)) ||
-	    nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, route_policy) < 0)
-		return -EINVAL;
-	memset(route, 0, sizeof(*route));
-	ip_from_attr(&route->dst, rtm->rtm_family, rtm->rtm_dst_len, tb[RTA_DST]);
-	if (tb[RTA_PREFSRC])
-		ip_from_attr(&route->src, rtm->rtm_family, rtm->rtm_family == AF_INET ? 32 : 128,
-			     tb[RTA_PREFSRC]);
-	route->table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
-	route->oif = tb[RTA_OIF] ? (int)nla_get_u32(tb[RTA_OIF]) : 0;
-	if (tb[RTA_MULTIPATH])
-		route->oif = multipath_oif(tb[RTA_MULTIPATH]);
-	route->metric = tb[RTA_PRIORITY] ? nla_get_u32(tb[RTA_PRIORITY]) : 0;
-	route->protocol = rtm->rtm_protocol;
-	route->scope = rtm->rtm_scope;
-	route->type = rtm->rtm_type;
-	route->tos = rtm->rtm_tos;
-	route->gateway = tb[RTA_GATEWAY] || tb[RTA_VIA] || tb[RTA_MULTIPATH];
-	route->pref = tb[RTA_PREF] ? nla_get_u8(tb[RTA_PREF]) : 0;
-	/* IPv6 reports a route's lifetime in its cache info; 0 is none */
-	route->expires = tb[RTA_EXPIRES] ||
-			 (tb[RTA_CACHEINFO] &&
-			  ((const struct rta_cacheinfo *)nla_data(tb[RTA_CACHEINFO]))->rta_expires);
-	route->flags = rtm->rtm_flags & ROUTE_USER_FLAGS;
-	nlmsg_for_each_attr(a, nlh, sizeof(*rtm), rem)
-	{
-		switch (nla_type(a)) {
-		case RTA_DST:
-		case RTA_PREFSRC:
-		case RTA_TABLE:
-		case RTA_OIF:
-		case RTA_PRIORITY:
-		case RTA_GATEWAY:
-		case RTA_VIA:
-		case RTA_MULTIPATH:
-		case RTA_CACHEINFO: /* IPv6 reports these for every route */
-		case RTA_PREF:
-		case RTA_EXPIRES:
-			break;
-		case RTA_METRICS:
-			/* an empty nest is no metric */
-			if (nla_len(a) > 0)
-				route->extra = true;
-			break;
-		default:
-			route->extra = true;
-		}
-	}
-	return 0;
-}
 
 static int parse_route(struct nlmsghdr *nlh, void *arg)
 {
@@ -833,97 +587,63 @@ static int put_ip(struct nl_msg *msg, int type, const struct ibh_ip *ip)
 	return nla_put(msg, type, ip->family == AF_INET ? 4 : 16, ip->a);
 }
 
-/*
- * The few messages ib-hook writes are built here with libnl-3's message API
- * rather than libnl-route-3's objects: loading libnl-route-3 costs every run,
- * even the ones with nothing to do, a quarter of a millisecond in its
- * constructors, and before libnl 3.5 it could not tag a rule's protocol.
- */
-static int route_request(struct ibh_nl *n, const struct ibh_route *r, bool add)
+/* a request that rule.c or route.c built, and the kernel's answer */
+static int request(struct ibh_nl *n, struct ibh_msg *m)
 {
-	struct rtmsg rtm = {
-		.rtm_family = r->dst.family,
-		.rtm_dst_len = r->dst.len,
-		.rtm_table = r->table < 256 ? (uint8_t)r->table : RT_TABLE_UNSPEC,
-		.rtm_protocol = r->protocol,
-		.rtm_scope = r->scope,
-		.rtm_type = r->type ? r->type : RTN_UNICAST,
-	};
-	/*
-	 * Never NLM_F_REPLACE: it replaces whatever route holds the same prefix
-	 * and metric, a user's gateway route included. APPEND puts ib-hook's
-	 * route after such a route instead of before it, and the kernel answers
-	 * EEXIST only for an identical route.
-	 */
-	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_APPEND : 0);
-	struct nl_msg *msg = new_msg(add ? RTM_NEWROUTE : RTM_DELROUTE, flags, &rtm, sizeof(rtm));
+	struct nl_msg *msg;
 
-	if (!msg || nla_put_u32(msg, RTA_TABLE, r->table) < 0 ||
-	    put_ip(msg, RTA_DST, &r->dst) < 0 || nla_put_u32(msg, RTA_OIF, (uint32_t)r->oif) < 0 ||
-	    (r->src.family && put_ip(msg, RTA_PREFSRC, &r->src) < 0) ||
-	    (r->metric && nla_put_u32(msg, RTA_PRIORITY, r->metric) < 0)) {
-		nlmsg_free(msg);
+	if (m->overflow)
 		return -ENOMEM;
-	}
+	msg = nlmsg_convert(msg_nlh(m));
+	if (!msg)
+		return -ENOMEM;
 	return transact(n, msg, NULL, NULL);
+}
+
+/* 1: changed; on delete 0: absent already (the kernel says ENOENT or ESRCH) */
+static int change(struct ibh_nl *n, struct ibh_msg *m, bool add)
+{
+	int e = request(n, m);
+
+	if (!add && (e == -ENOENT || e == -ESRCH))
+		return 0;
+	return e < 0 ? e : 1;
+}
+
+static int route_change(struct ibh_nl *n, const struct ibh_route *r, bool add)
+{
+	struct ibh_msg m;
+
+	route_to_msg(&m, r, add);
+	return change(n, &m, add);
+}
+
+static int rule_change(struct ibh_nl *n, const struct ibh_rule *r, bool add)
+{
+	struct ibh_msg m;
+
+	rule_to_msg(&m, r, add);
+	return change(n, &m, add);
 }
 
 int netlink_route_add(struct ibh_nl *n, const struct ibh_route *r)
 {
-	int e = route_request(n, r, true);
-
-	return e < 0 ? e : 1;
+	return route_change(n, r, true);
 }
 
 int netlink_route_del(struct ibh_nl *n, const struct ibh_route *r)
 {
-	int e = route_request(n, r, false);
-
-	if (e == -ESRCH || e == -ENOENT)
-		return 0;
-	return e < 0 ? e : 1;
-}
-
-static int rule_request(struct ibh_nl *n, const struct ibh_rule *r, bool add)
-{
-	/* a rule has no default action: without one the kernel refuses it */
-	struct fib_rule_hdr frh = {
-		.family = r->src.family,
-		.src_len = r->src.len,
-		.table = r->table < 256 ? (uint8_t)r->table : RT_TABLE_UNSPEC,
-		.action = FR_ACT_TO_TBL,
-	};
-	int flags = NLM_F_REQUEST | NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0);
-	struct nl_msg *msg = new_msg(add ? RTM_NEWRULE : RTM_DELRULE, flags, &frh, sizeof(frh));
-
-	/*
-	 * protocol kernel: systemd-networkd >= 248 leaves such rules alone, and
-	 * kernels >= 4.17 compare it on delete, so that a rule of another
-	 * protocol is never the one deleted
-	 */
-	if (!msg || nla_put_u32(msg, FRA_PRIORITY, r->priority) < 0 ||
-	    nla_put_u32(msg, FRA_TABLE, r->table) < 0 || put_ip(msg, FRA_SRC, &r->src) < 0 ||
-	    nla_put_u8(msg, FRA_PROTOCOL, RTPROT_KERNEL) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	return transact(n, msg, NULL, NULL);
+	return route_change(n, r, false);
 }
 
 int netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r)
 {
-	int e = rule_request(n, r, true);
-
-	return e < 0 ? e : 1;
+	return rule_change(n, r, true);
 }
 
 int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
 {
-	int e = rule_request(n, r, false);
-
-	if (e == -ENOENT || e == -ESRCH)
-		return 0;
-	return e < 0 ? e : 1;
+	return rule_change(n, r, false);
 }
 
 struct fib_match {
@@ -1002,25 +722,9 @@ int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct i
 
 int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret)
 {
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-	struct vec v = { .size = sizeof(struct ibh_link) };
-	struct nl_msg *msg;
-	int r;
-
 	if (ifindex <= 0)
 		return -ENODEV;
-	msg = new_msg(RTM_GETLINK, NLM_F_REQUEST, &ifi, sizeof(ifi));
-	if (!msg || nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	r = transact(n, msg, parse_link, &v);
-	if (r == 0 && v.n == 0)
-		r = -ENODEV;
-	if (r == 0)
-		*ret = *(struct ibh_link *)v.items;
-	free(v.items);
-	return r;
+	return get_link(n, NULL, ifindex, ret);
 }
 
 /*
@@ -1074,7 +778,7 @@ static int parse_neigh(struct nlmsghdr *nlh, void *arg)
 	if (!e)
 		return -ENOMEM;
 	e->family = ndm->ndm_family;
-	ip_from_attr(&e->dst, ndm->ndm_family, 0, tb[NDA_DST]);
+	attr_ip(&e->dst, ndm->ndm_family, 0, tb[NDA_DST]);
 	return 0;
 }
 
@@ -1129,7 +833,7 @@ cleanup:
  * engine then reads the state as a hook run would (level-triggered).
  */
 struct ibh_monitor {
-	struct nl_sock *sk;
+	struct nl_sock *sk; /* first: close_handle() */
 	uint32_t own_port;
 	struct ibh_events *ev;
 };
@@ -1196,26 +900,18 @@ static int on_event(struct nl_msg *msg, void *arg)
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret)
 {
 	struct ibh_monitor *m = calloc(1, sizeof(*m));
-	int r;
+	int r = m ? new_socket(&m->sk) : -ENOMEM;
 
-	if (!m)
-		return -ENOMEM;
-	m->sk = nl_socket_alloc();
-	if (!m->sk) {
+	if (r < 0) {
 		free(m);
-		return -ENOMEM;
+		return r;
 	}
 	/* notifications carry sequence number 0 */
 	nl_socket_disable_seq_check(m->sk);
-	nl_socket_disable_msg_peek(m->sk);
-	nl_socket_set_msg_buf_size(m->sk, 32768);
 	nl_socket_modify_cb(m->sk, NL_CB_VALID, NL_CB_CUSTOM, on_event, m);
-	r = nl_connect(m->sk, NETLINK_ROUTE);
-	if (r >= 0)
-		r = nl_socket_add_memberships(m->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR,
-					      RTNLGRP_IPV6_IFADDR, RTNLGRP_IPV4_ROUTE,
-					      RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE,
-					      RTNLGRP_IPV6_RULE, 0);
+	r = nl_socket_add_memberships(m->sk, RTNLGRP_LINK, RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR,
+				      RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE, RTNLGRP_IPV4_RULE,
+				      RTNLGRP_IPV6_RULE, 0);
 	if (r >= 0)
 		r = nl_socket_set_nonblocking(m->sk);
 	if (r >= 0 && rcvbuf > 0) {
@@ -1235,10 +931,7 @@ int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret)
 
 void netlink_monitor_close(struct ibh_monitor *m)
 {
-	if (!m)
-		return;
-	nl_socket_free(m->sk);
-	free(m);
+	close_handle(m);
 }
 
 int netlink_monitor_fd(const struct ibh_monitor *m)

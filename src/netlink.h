@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The one seam between ib-hook and the kernel's routing: every netlink read
- * and write goes through here, and only netlink.c includes libnl.
+ * rtnetlink and the RDMA netlink with libnl: only netlink.c includes libnl.
+ * The rest of ib-hook asks the kernel through kernel.h, whose real
+ * implementation (kernel-linux.c) calls these.
  */
 #pragma once
 
@@ -9,14 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel.h"
 #include "model.h"
 
 struct ibh_nl;
-
-struct ibh_addr_entry {
-	int ifindex;
-	struct ibh_addr addr;
-};
 
 int netlink_open(struct ibh_nl **ret);
 /* the socket's port: the kernel stamps the notifications of its requests with it */
@@ -77,33 +74,12 @@ int netlink_neigh_flush(struct ibh_nl *n, int ifindex);
 int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
 		      struct ibh_route *ret);
 
-/* what notifications since the last read say to look at */
-struct ibh_events {
-	bool all;	     /* events were lost, or too many links: look at everything */
-	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
-	bool tables_changed; /* a rule or a route without a device changed */
-	int ifindex[64];
-	size_t n;
-	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
-};
-
-struct ibh_monitor;
-
 /* rcvbuf: bytes, 0 for the default */
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret);
 void netlink_monitor_close(struct ibh_monitor *m);
 int netlink_monitor_fd(const struct ibh_monitor *m);
 /* drain what is pending into ev (not cleared); notifications from own_port are ib-hook's echo */
 int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);
-
-/* an RDMA port whose netdev is in this network namespace */
-struct ibh_rdma_port {
-	int ifindex;	    /* of the netdev */
-	uint32_t dev_index; /* of the RDMA device */
-	uint32_t port;
-	char dev[64]; /* IB_DEVICE_NAME_MAX */
-	char ndev[16];
-};
 
 /*
  * Every RDMA port, from the RDMA netlink (`rdma link`), with its netdev, or

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * plan: a pure function from (config, observed state of one interface) to the
- * list of operations that brings the kernel to the state SPEC section 3
+ * list of operations that brings the kernel to the state ib-hook(8)
  * describes. No I/O here: what the unit tests check and --dry-run prints is
  * exactly what apply executes.
  */
@@ -11,60 +11,16 @@
 #include <net/if_arp.h>
 #include <linux/rtnetlink.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <string.h>
 
+#include "array.h"
 #include "config.h"
+#include "op.h"
 #include "plan.h"
 #include "record.h"
-
-#define IPV6_LINK_LOCAL(a) ((a)[0] == 0xfe && ((a)[1] & 0xc0) == 0x80)
-
-static unsigned int ip_bits(uint8_t family)
-{
-	return family == AF_INET ? 32 : 128;
-}
-
-void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a)
-{
-	unsigned int bytes = ip_bits(a->family) / 8;
-
-	*ret = *a;
-	for (unsigned int i = 0; i < bytes; i++) {
-		unsigned int first = i * 8;
-
-		if (first >= a->len)
-			ret->a[i] = 0;
-		else if (first + 8 > a->len)
-			ret->a[i] &= (uint8_t)(0xff << (8 - (a->len - first)));
-	}
-	for (unsigned int i = bytes; i < sizeof(ret->a); i++)
-		ret->a[i] = 0;
-}
-
-bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b)
-{
-	return a->family == b->family && memcmp(a->a, b->a, ip_bits(a->family) / 8) == 0;
-}
-
-bool ip_equal(const struct ibh_ip *a, const struct ibh_ip *b)
-{
-	return ip_same_address(a, b) && a->len == b->len;
-}
-
-const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len)
-{
-	char tmp[INET6_ADDRSTRLEN];
-
-	if (!inet_ntop(a->family, a->a, tmp, sizeof(tmp)))
-		snprintf(tmp, sizeof(tmp), "?");
-	if (with_len)
-		snprintf(buf, size, "%s/%u", tmp, a->len);
-	else
-		snprintf(buf, size, "%s", tmp);
-	return buf;
-}
 
 bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a)
 {
@@ -93,56 +49,20 @@ bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *
 	return plan_address_managed(c, &o->addrs[i].ip) && !is_taken(o, &o->addrs[i].ip);
 }
 
-bool plan_rule_equal(const struct ibh_rule *a, const struct ibh_rule *b)
-{
-	return a->exact && b->exact && ip_equal(&a->src, &b->src) && a->table == b->table &&
-	       a->priority == b->priority && a->protocol == b->protocol;
-}
-
-/* every field the kernel reports: a route that differs in any is another route */
-bool plan_route_equal(const struct ibh_route *a, const struct ibh_route *b)
-{
-	return ip_equal(&a->dst, &b->dst) && a->oif == b->oif && a->table == b->table &&
-	       a->metric == b->metric && a->scope == b->scope && a->protocol == b->protocol &&
-	       a->type == b->type && a->tos == b->tos && a->pref == b->pref &&
-	       a->expires == b->expires && a->flags == b->flags && a->gateway == b->gateway &&
-	       a->extra == b->extra && a->src.family == b->src.family &&
-	       (!a->src.family || ip_same_address(&a->src, &b->src));
-}
-
 static void wanted_rule(const struct ibh_config *c, const struct ibh_observed *o,
 			const struct ibh_ip *a, struct ibh_rule *ret)
 {
-	memset(ret, 0, sizeof(*ret));
-	ret->src = *a;
-	ret->src.len = (uint8_t)ip_bits(a->family);
-	ret->table = o->table;
-	ret->priority = c->priority;
-	ret->protocol = RTPROT_KERNEL;
-	ret->action = FR_ACT_TO_TBL;
-	ret->exact = true;
+	rule_wanted(a, o->table, c->priority, ret);
 }
 
 /* the route apply installs in table for address a, as the kernel reports it back */
 static void wanted_route(const struct ibh_observed *o, const struct ibh_addr *a, uint32_t table,
 			 struct ibh_route *ret)
 {
-	memset(ret, 0, sizeof(*ret));
-	plan_addr_prefix(a, &ret->dst);
-	if (a->ip.family == AF_INET) {
-		ret->src = a->ip;
-		ret->src.len = 32;
-		ret->scope = RT_SCOPE_LINK;
-	} else {
-		/* the kernel's default for IPv6, said out loud so that it compares equal */
-		ret->metric = table == RT_TABLE_MAIN ? 256 : 1024;
-		ret->scope = RT_SCOPE_UNIVERSE;
-	}
-	ret->oif = o->link.ifindex;
-	ret->table = table;
-	ret->protocol = RTPROT_KERNEL;
-	ret->type = RTN_UNICAST;
-	snprintf(ret->oif_name, sizeof(ret->oif_name), "%s", o->link.name);
+	struct ibh_ip prefix;
+
+	plan_addr_prefix(a, &prefix);
+	route_wanted(&prefix, &a->ip, o->link.ifindex, o->link.name, table, ret);
 }
 
 /* the first wanted address of its prefix carries the prefix's route */
@@ -172,26 +92,26 @@ static bool rec_is_for(const struct ibh_rec *rec, const struct ibh_link *l)
  * equal what ib-hook installed in every field, so that a user's object that
  * took the place of ib-hook's (`ip route replace ... pref high`) is theirs.
  */
+static const struct ibh_rec *owner(const struct ibh_observed *o, const struct ibh_rec *rec)
+{
+	const struct ibh_rec *have = o->record ? record_find(o->record, rec) : NULL;
+
+	if (!have)
+		return NULL;
+	return (rec->kind == IBH_REC_RULE ? rule_equal(&have->rule, &rec->rule)
+					  : route_equal(&have->route, &rec->route))
+		       ? have
+		       : NULL;
+}
+
 const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r)
 {
-	struct ibh_rec rec = { .kind = IBH_REC_RULE, .rule = *r };
-	const struct ibh_rec *have;
-
-	if (!o->record)
-		return NULL;
-	have = record_find(o->record, &rec);
-	return have && plan_rule_equal(&have->rule, r) ? have : NULL;
+	return owner(o, &(struct ibh_rec){ .kind = IBH_REC_RULE, .rule = *r });
 }
 
 const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r)
 {
-	struct ibh_rec rec = { .kind = IBH_REC_ROUTE, .route = *r };
-	const struct ibh_rec *have;
-
-	if (!o->record)
-		return NULL;
-	have = record_find(o->record, &rec);
-	return have && plan_route_equal(&have->route, r) ? have : NULL;
+	return owner(o, &(struct ibh_rec){ .kind = IBH_REC_ROUTE, .route = *r });
 }
 
 /* the record knows the link: nothing of it is adopted any more */
@@ -205,43 +125,37 @@ static bool link_known(const struct ibh_observed *o)
 
 static int push(struct ibh_plan *p, const struct ibh_op *op)
 {
-	if (p->n_ops == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		struct ibh_op *ops = realloc(p->ops, cap * sizeof(*ops));
-
-		if (!ops)
-			return -ENOMEM;
-		p->ops = ops;
-		p->cap = cap;
-	}
+	if (array_grow(&p->ops, &p->cap, p->n_ops, sizeof(*op), 16) < 0)
+		return -ENOMEM;
 	p->ops[p->n_ops++] = *op;
 	return 0;
+}
+
+/* op on the object of rec, for the link ifname, ifindex: the record entry says so too */
+static int push_for(struct ibh_plan *p, struct ibh_op *op, const char *ifname, int ifindex)
+{
+	op->ifindex = op->rec.ifindex = ifindex;
+	snprintf(op->rec.ifname, sizeof(op->rec.ifname), "%s", ifname);
+	snprintf(op->ifname, sizeof(op->ifname), "%s", ifname);
+	return push(p, op);
 }
 
 static int push_rule(struct ibh_plan *p, enum ibh_op_kind kind, const struct ibh_rule *r,
 		     const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .rule = *r, .ifindex = ifindex };
+	struct ibh_op op = { .kind = kind,
+			     .rule = *r,
+			     .rec = { .kind = IBH_REC_RULE, .rule = *r } };
 
-	op.rec.kind = IBH_REC_RULE;
-	op.rec.rule = *r;
-	op.rec.ifindex = ifindex;
-	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
-	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
-	return push(p, &op);
+	return push_for(p, &op, ifname, ifindex);
 }
 
 static int push_route(struct ibh_plan *p, enum ibh_op_kind kind, enum ibh_rec_kind rec_kind,
 		      const struct ibh_route *r, const char *ifname, int ifindex)
 {
-	struct ibh_op op = { .kind = kind, .route = *r, .ifindex = ifindex };
+	struct ibh_op op = { .kind = kind, .route = *r, .rec = { .kind = rec_kind, .route = *r } };
 
-	op.rec.kind = rec_kind;
-	op.rec.route = *r;
-	op.rec.ifindex = ifindex;
-	snprintf(op.rec.ifname, sizeof(op.rec.ifname), "%s", ifname);
-	snprintf(op.ifname, sizeof(op.ifname), "%s", ifname);
-	return push(p, &op);
+	return push_for(p, &op, ifname, ifindex);
 }
 
 static int push_forget(struct ibh_plan *p, const struct ibh_rec *rec)
@@ -271,145 +185,33 @@ static int refuse(struct ibh_plan *p, int error, const char *fmt, ...)
 	return 0;
 }
 
-/*
- * The kernel deletes the first rule whose fields *set in the request* agree
- * (rule_find): the selectors ib-hook does not send are wildcards. A rule
- * before ib-hook's own that agrees on family, source, table, priority and,
- * where the kernel compares it, protocol would go in its place.
- */
+/* a rule the kernel would delete instead of o->rules[i] */
 const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i)
 {
-	const struct ibh_rule *r = &o->rules[i];
-
-	for (size_t j = 0; j < i; j++) {
-		const struct ibh_rule *f = &o->rules[j];
-
-		if (f->src.family == r->src.family && f->action == FR_ACT_TO_TBL &&
-		    f->table == r->table && f->priority == r->priority &&
-		    ip_equal(&f->src, &r->src) &&
-		    (!o->rule_protocol || f->protocol == RTPROT_KERNEL) && !plan_rule_equal(f, r))
-			return f;
-	}
+	for (size_t j = 0; j < i; j++)
+		if (rule_delete_hits(&o->rules[j], &o->rules[i], o->rule_protocol))
+			return &o->rules[j];
 	return NULL;
 }
 
-/*
- * NLM_F_EXCL makes the kernel refuse an add when a rule agrees on every
- * selector it compares exactly and on the wildcards ib-hook leaves unset
- * (to, tos, not): such a rule keeps ib-hook's from being added at all.
- */
 const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w)
 {
-	for (size_t j = 0; j < o->n_rules; j++) {
-		const struct ibh_rule *f = &o->rules[j];
-
-		if (f->src.family == w->src.family && f->action == FR_ACT_TO_TBL &&
-		    f->table == w->table && f->priority == w->priority &&
-		    ip_equal(&f->src, &w->src) &&
-		    (!o->rule_protocol || f->protocol == RTPROT_KERNEL) && !f->strict &&
-		    !plan_rule_equal(f, w))
-			return f;
-	}
+	for (size_t j = 0; j < o->n_rules; j++)
+		if (rule_add_hits(&o->rules[j], w, o->rule_protocol))
+			return &o->rules[j];
 	return NULL;
 }
 
-/*
- * A route delete matches on what it carries (fib_table_delete,
- * ip6_route_del): an IPv4 request without a metric matches any metric, an
- * IPv6 one without a gateway any gateway.
- */
-static const struct ibh_route *route_delete_hits(const struct ibh_observed *o, size_t i)
+static const struct ibh_route *table_delete_hit(const struct ibh_observed *o, size_t i)
 {
-	const struct ibh_route *r = &o->routes[i];
-
-	for (size_t j = 0; j < i; j++) {
-		const struct ibh_route *f = &o->routes[j];
-
-		if (f->table != r->table || !ip_equal(&f->dst, &r->dst) || f->oif != r->oif ||
-		    f->protocol != r->protocol || plan_route_equal(f, r))
-			continue;
-		if (r->dst.family == AF_INET6
-			    ? f->metric == r->metric
-			    : f->tos == 0 && f->type == r->type && f->scope == r->scope &&
-				      f->src.family == r->src.family &&
-				      ip_same_address(&f->src, &r->src))
-			return f;
-	}
+	for (size_t j = 0; j < i; j++)
+		if (route_delete_hits(&o->routes[j], &o->routes[i]))
+			return &o->routes[j];
 	return NULL;
 }
 
-static const char *proto_name(uint8_t protocol, char *buf, size_t size)
-{
-	static const char *const names[] = {
-		[RTPROT_REDIRECT] = "redirect", [RTPROT_KERNEL] = "kernel", [RTPROT_BOOT] = "boot",
-		[RTPROT_STATIC] = "static",	[RTPROT_RA] = "ra",	    [RTPROT_DHCP] = "dhcp",
-	};
-
-	if (protocol < sizeof(names) / sizeof(names[0]) && names[protocol])
-		return names[protocol];
-	snprintf(buf, size, "%u", protocol);
-	return buf;
-}
-
-/* a route as `ip route` names it, with every field that sets it apart */
-static const char *route_text(const struct ibh_route *r, char *buf, size_t size)
-{
-	char a[64], p[8];
-	static const char *const types[] = {
-		[RTN_UNICAST] = "",
-		[RTN_LOCAL] = "local ",
-		[RTN_BROADCAST] = "broadcast ",
-		[RTN_ANYCAST] = "anycast ",
-		[RTN_MULTICAST] = "multicast ",
-		[RTN_BLACKHOLE] = "blackhole ",
-		[RTN_UNREACHABLE] = "unreachable ",
-		[RTN_PROHIBIT] = "prohibit ",
-		[RTN_THROW] = "throw ",
-		[RTN_NAT] = "nat ",
-	};
-	static const char *const prefs[] = { "", " pref high", " pref 2", " pref low" };
-	const char *type = r->type < sizeof(types) / sizeof(types[0]) && types[r->type]
-				   ? types[r->type]
-				   : "type? ";
-	int n;
-
-	n = snprintf(buf, size, "%s%s%s%s%s proto %s", type,
-		     ip_to_string(&r->dst, a, sizeof(a), true), r->gateway ? " via a gateway" : "",
-		     r->oif_name[0] ? " dev " : "",
-		     r->oif_name[0] ? r->oif_name
-		     : r->oif	    ? " dev ?"
-				    : "",
-		     proto_name(r->protocol, p, sizeof(p)));
-	if (n >= 0 && (size_t)n < size && r->metric)
-		n += snprintf(buf + n, size - (size_t)n, " metric %u", r->metric);
-	if (n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, "%s%s%s%s", prefs[r->pref & 3],
-			 r->expires ? " expires" : "", r->flags ? " onlink" : "",
-			 r->extra ? " (with more attributes)" : "");
-	return buf;
-}
-
-void plan_route_format(char *buf, size_t size, const struct ibh_route *r)
-{
-	route_text(r, buf, size);
-}
-
-/* a route through a device: the kinds that carry packets out of one */
-static bool route_has_device(const struct ibh_route *r)
-{
-	switch (r->type) {
-	case RTN_BLACKHOLE:
-	case RTN_UNREACHABLE:
-	case RTN_PROHIBIT:
-	case RTN_THROW:
-		return false;
-	default:
-		return true;
-	}
-}
-
-static bool route_wanted(const struct ibh_config *c, const struct ibh_observed *o,
-			 const struct ibh_route *have)
+static bool table_route_wanted(const struct ibh_config *c, const struct ibh_observed *o,
+			       const struct ibh_route *have)
 {
 	struct ibh_route want;
 
@@ -417,37 +219,35 @@ static bool route_wanted(const struct ibh_config *c, const struct ibh_observed *
 		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
 			continue;
 		wanted_route(o, &o->addrs[i], o->table, &want);
-		if (plan_route_equal(have, &want))
+		if (route_equal(have, &want))
 			return true;
 	}
 	return false;
 }
 
-static bool route_present(const struct ibh_observed *o, const struct ibh_route *want)
+/* where the kernel's rule (route of T) equal to r is, or -1 */
+static ssize_t rule_index(const struct ibh_observed *o, const struct ibh_rule *r)
+{
+	for (size_t j = 0; j < o->n_rules; j++)
+		if (rule_equal(&o->rules[j], r))
+			return (ssize_t)j;
+	return -1;
+}
+
+static ssize_t route_index(const struct ibh_observed *o, const struct ibh_route *r)
 {
 	for (size_t j = 0; j < o->n_routes; j++)
-		if (plan_route_equal(&o->routes[j], want))
-			return true;
-	return false;
+		if (route_equal(&o->routes[j], r))
+			return (ssize_t)j;
+	return -1;
 }
 
-/*
- * An IPv6 add meets EEXIST from any route of the table with the same prefix,
- * metric and next hop, whatever else it carries (fib6_add_rt2node, which
- * compares no preference, lifetime or protocol); IPv4 only from an identical
- * route. Such a route keeps ib-hook's out: it is in the way, not ib-hook's.
- */
-static const struct ibh_route *route_add_hits(const struct ibh_observed *o,
-					      const struct ibh_route *w)
+static const struct ibh_route *table_add_hit(const struct ibh_observed *o,
+					     const struct ibh_route *w)
 {
-	for (size_t j = 0; j < o->n_routes && w->dst.family == AF_INET6; j++) {
-		const struct ibh_route *f = &o->routes[j];
-
-		if (f->table == w->table && ip_equal(&f->dst, &w->dst) && f->metric == w->metric &&
-		    f->oif == w->oif && !f->gateway && route_has_device(f) &&
-		    !plan_route_equal(f, w))
-			return f;
-	}
+	for (size_t j = 0; j < o->n_routes; j++)
+		if (route_add_hits(&o->routes[j], w))
+			return &o->routes[j];
 	return NULL;
 }
 
@@ -456,7 +256,7 @@ bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 	struct ibh_route want;
 
 	wanted_route(o, &o->addrs[i], o->table, &want);
-	return route_present(o, &want);
+	return route_index(o, &want) >= 0;
 }
 
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
@@ -470,7 +270,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 	for (size_t i = 0; i < o->n_routes; i++) {
 		const struct ibh_route *have = &o->routes[i];
 		const struct ibh_rec *owner = plan_route_owner(o, have);
-		bool adopt = !owner && !link_known(o) && route_wanted(c, o, have);
+		bool adopt = !owner && !link_known(o) && table_route_wanted(c, o, have);
 		const struct ibh_route *hit;
 
 		if (have->table != o->table)
@@ -481,11 +281,11 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 				return refuse(
 					p, -EEXIST,
 					"table %u holds route %s that ib-hook did not install",
-					o->table, route_text(have, buf, sizeof(buf)));
+					o->table, route_format(buf, sizeof(buf), have));
 			continue;
 		}
 		if (owner && owner->leftover && action == IBH_ACTION_APPLY &&
-		    route_wanted(c, o, have)) {
+		    table_route_wanted(c, o, have)) {
 			/* deleting it as a leftover would leave the link without it */
 			r = push_route(p, IBH_OP_TRANSFER, IBH_REC_ROUTE, have, x, o->link.ifindex);
 			if (r < 0)
@@ -494,19 +294,19 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		}
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue; /* the leftovers' plan, or another link's */
-		if (action == IBH_ACTION_APPLY && route_wanted(c, o, have)) {
+		if (action == IBH_ACTION_APPLY && table_route_wanted(c, o, have)) {
 			if (adopt && (r = push_route(p, IBH_OP_ADOPT, IBH_REC_ROUTE, have, x,
 						     o->link.ifindex)) < 0)
 				return r;
 			continue;
 		}
-		hit = route_delete_hits(o, i);
+		hit = table_delete_hit(o, i);
 		if (hit)
 			return refuse(p, -EBUSY,
 				      "deleting route %s from table %u would delete route %s that "
 				      "ib-hook did not install, which comes first",
 				      ip_to_string(&have->dst, buf, 64, true), o->table,
-				      route_text(hit, buf + 64, sizeof(buf) - 64));
+				      route_format(buf + 64, sizeof(buf) - 64, hit));
 		r = push_route(p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, have, x, o->link.ifindex);
 		if (r < 0)
 			return r;
@@ -517,7 +317,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		const struct ibh_rec *rec = &o->record->recs[i];
 
 		if (rec->kind == IBH_REC_ROUTE && !rec->leftover && rec_is_for(rec, &o->link) &&
-		    rec->route.table == o->table && !route_present(o, &rec->route) &&
+		    rec->route.table == o->table && route_index(o, &rec->route) < 0 &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -531,28 +331,20 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 
 		wanted_route(o, &o->addrs[i], o->table, &want);
 		/* an identical route of the user's serves as well, and stays theirs */
-		if (route_present(o, &want))
+		if (route_index(o, &want) >= 0)
 			continue;
-		hit = route_add_hits(o, &want);
+		hit = table_add_hit(o, &want);
 		if (hit)
 			return refuse(p, -EEXIST,
 				      "route %s in table %u, which ib-hook did not install, makes "
 				      "the kernel refuse ib-hook's route %s",
-				      route_text(hit, buf, 96), o->table,
+				      route_format(buf, 96, hit), o->table,
 				      ip_to_string(&want.dst, buf + 96, sizeof(buf) - 96, true));
 		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);
 		if (r < 0)
 			return r;
 	}
 	return 0;
-}
-
-static bool rule_present(const struct ibh_observed *o, const struct ibh_rule *want)
-{
-	for (size_t j = 0; j < o->n_rules; j++)
-		if (plan_rule_equal(&o->rules[j], want))
-			return true;
-	return false;
 }
 
 /* index of the wanted address whose rule r is, or -1 */
@@ -565,7 +357,7 @@ static ssize_t rule_wanted_for(const struct ibh_config *c, const struct ibh_obse
 		if (!plan_address_wanted(c, o, j))
 			continue;
 		wanted_rule(c, o, &o->addrs[j].ip, &want);
-		if (plan_rule_equal(r, &want))
+		if (rule_equal(r, &want))
 			return (ssize_t)j;
 	}
 	return -1;
@@ -627,7 +419,7 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 		const struct ibh_rec *rec = &o->record->recs[i];
 
 		if (rec->kind == IBH_REC_RULE && !rec->leftover && rec_is_for(rec, &o->link) &&
-		    !rule_present(o, &rec->rule) && (r = push_forget(p, rec)) < 0)
+		    rule_index(o, &rec->rule) < 0 && (r = push_forget(p, rec)) < 0)
 			goto cleanup;
 	}
 
@@ -639,7 +431,7 @@ static int plan_rules(const struct ibh_config *c, const struct ibh_observed *o,
 			continue;
 		wanted_rule(c, o, &o->addrs[j].ip, &want);
 		/* two addresses equal but for their prefix length want one rule */
-		if (rule_wanted_for(c, o, &want) != (ssize_t)j || rule_present(o, &want))
+		if (rule_wanted_for(c, o, &want) != (ssize_t)j || rule_index(o, &want) >= 0)
 			continue;
 		hit = plan_rule_add_hits(o, &want);
 		if (hit) {
@@ -695,14 +487,14 @@ bool plan_main_route_is_kernels(const struct ibh_observed *o, size_t i)
 
 	kernel_prefix_route(o, &o->addrs[i], &want);
 	have = plan_main_route(o, &want.dst);
-	return have && !o->addrs[i].noprefixroute && plan_route_equal(have, &want);
+	return have && !o->addrs[i].noprefixroute && route_equal(have, &want);
 }
 
 /* the route ib-hook deleted from main is there again, exactly */
 static bool main_route_back(const struct ibh_observed *o, const struct ibh_route *deleted)
 {
 	for (size_t j = 0; j < o->n_main_routes; j++)
-		if (plan_route_equal(&o->main_routes[j], deleted))
+		if (route_equal(&o->main_routes[j], deleted))
 			return true;
 	return false;
 }
@@ -827,14 +619,6 @@ static int plan_ipoib(const struct ibh_config *c, const struct ibh_observed *o, 
 	return 0;
 }
 
-static bool op_changes_routing(const struct ibh_op *op)
-{
-	return op->kind != IBH_OP_SYSCTL && op->kind != IBH_OP_NEIGH_FLUSH &&
-	       op->kind != IBH_OP_ADOPT && op->kind != IBH_OP_FORGET &&
-	       op->kind != IBH_OP_TRANSFER && op->kind != IBH_OP_IPOIB_MODE &&
-	       op->kind != IBH_OP_MTU;
-}
-
 int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ibh_action action,
 	       struct ibh_plan *ret)
 {
@@ -900,7 +684,7 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 			goto fail;
 	}
 	for (size_t i = 0; i < p.n_ops; i++)
-		routing |= op_changes_routing(&p.ops[i]);
+		routing |= op_kind(p.ops[i].kind)->routing;
 	if (action == IBH_ACTION_APPLY) {
 		r = plan_sysctls(c, &view, &p);
 		if (r < 0)
@@ -936,15 +720,13 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 
 	for (size_t i = 0; o->record && i < o->record->n && r >= 0 && !p.refused; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
-		ssize_t at = -1;
+		ssize_t at;
 
 		if (!rec->leftover)
 			continue;
 		switch (rec->kind) {
 		case IBH_REC_RULE:
-			for (size_t j = 0; j < o->n_rules && at < 0; j++)
-				if (plan_rule_equal(&o->rules[j], &rec->rule))
-					at = (ssize_t)j;
+			at = rule_index(o, &rec->rule);
 			if (at < 0) {
 				r = push_forget(&p, rec);
 			} else if (plan_rule_delete_hits(o, (size_t)at)) {
@@ -959,20 +741,18 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 					      rec->ifindex);
 			break;
 		case IBH_REC_ROUTE:
-			for (size_t j = 0; j < o->n_routes && at < 0; j++)
-				if (plan_route_equal(&o->routes[j], &rec->route))
-					at = (ssize_t)j;
+			at = route_index(o, &rec->route);
 			if (at < 0) {
 				r = push_forget(&p, rec);
-			} else if (route_delete_hits(o, (size_t)at)) {
+			} else if (table_delete_hit(o, (size_t)at)) {
 				r = refuse(
 					&p, -EBUSY,
 					"deleting leftover route %s from table %u would delete "
 					"route %s that ib-hook did not install, which comes first",
 					ip_to_string(&rec->route.dst, buf, 64, true),
 					rec->route.table,
-					route_text(route_delete_hits(o, (size_t)at), buf + 64,
-						   sizeof(buf) - 64));
+					route_format(buf + 64, sizeof(buf) - 64,
+						     table_delete_hit(o, (size_t)at)));
 			} else
 				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
 					       rec->ifname, rec->ifindex);
@@ -997,12 +777,6 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 	return 0;
 }
 
-bool plan_op_is_drift(const struct ibh_op *op)
-{
-	return op->kind != IBH_OP_NEIGH_FLUSH && op->kind != IBH_OP_ADOPT &&
-	       op->kind != IBH_OP_FORGET && op->kind != IBH_OP_TRANSFER;
-}
-
 void plan_clear(struct ibh_plan *p)
 {
 	free(p->ops);
@@ -1017,147 +791,4 @@ void observed_clear(struct ibh_observed *o)
 	free(o->routes);
 	free(o->main_routes);
 	memset(o, 0, sizeof(*o));
-}
-
-static const char *family_flag(uint8_t family)
-{
-	return family == AF_INET6 ? " -6" : "";
-}
-
-static void format_table(char *buf, size_t size, uint32_t table)
-{
-	if (table == RT_TABLE_MAIN)
-		snprintf(buf, size, "main");
-	else
-		snprintf(buf, size, "%u", table);
-}
-
-static void format_route(FILE *f, const char *verb, const struct ibh_route *r, const char *ifname)
-{
-	char a[64], b[64], t[16];
-
-	format_table(t, sizeof(t), r->table);
-	fprintf(f, "ip%s route %s %s dev %s proto kernel", family_flag(r->dst.family), verb,
-		ip_to_string(&r->dst, a, sizeof(a), true), r->oif_name[0] ? r->oif_name : ifname);
-	if (r->scope == RT_SCOPE_LINK)
-		fprintf(f, " scope link");
-	if (r->src.family)
-		fprintf(f, " src %s", ip_to_string(&r->src, b, sizeof(b), false));
-	if (r->metric)
-		fprintf(f, " metric %u", r->metric);
-	fprintf(f, " table %s\n", t);
-}
-
-void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op)
-{
-	char a[64];
-
-	if (op->ifname[0])
-		ifname = op->ifname;
-	switch (op->kind) {
-	case IBH_OP_ROUTE_ADD:
-	case IBH_OP_MAIN_RESTORE:
-		/* append, as the kernel does: never in front of a route of the same prefix */
-		format_route(f, "append", &op->route, ifname);
-		break;
-	case IBH_OP_ROUTE_DEL:
-	case IBH_OP_MAIN_DEL:
-		format_route(f, "del", &op->route, ifname);
-		break;
-	case IBH_OP_RULE_ADD:
-	case IBH_OP_RULE_DEL:
-		fprintf(f, "ip%s rule %s from %s lookup %u priority %u protocol kernel\n",
-			family_flag(op->rule.src.family),
-			op->kind == IBH_OP_RULE_ADD ? "add" : "del",
-			ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table,
-			op->rule.priority);
-		break;
-	case IBH_OP_SYSCTL:
-		fprintf(f, "sysctl -w net.ipv4.conf.");
-		/* sysctl(8) writes the dots of a name (ib0.8001) as slashes */
-		for (const char *s = ifname; *s; s++)
-			fputc(*s == '.' ? '/' : *s, f);
-		fprintf(f, ".%s=%d\n", sysctl_name(op->sysctl.key), op->sysctl.value);
-		break;
-	case IBH_OP_NEIGH_FLUSH:
-		fprintf(f, "ip neigh flush dev %s\n", ifname);
-		break;
-	case IBH_OP_IPOIB_MODE:
-		fprintf(f, "echo %s > /sys/class/net/%s/mode\n", ipoib_mode_name(op->mode), ifname);
-		break;
-	case IBH_OP_MTU:
-		fprintf(f, "ip link set dev %s mtu %u\n", ifname, op->mtu);
-		break;
-	case IBH_OP_ADOPT:
-	case IBH_OP_FORGET:
-	case IBH_OP_TRANSFER:
-		break; /* only ib-hook's record changes */
-	}
-}
-
-void plan_describe_op(char *buf, size_t size, const char *ifname, const struct ibh_op *op)
-{
-	char a[64], b[64], t[16];
-	const char *what;
-
-	if (op->ifname[0])
-		ifname = op->ifname;
-	switch (op->kind) {
-	case IBH_OP_ROUTE_ADD:
-	case IBH_OP_MAIN_RESTORE:
-		format_table(t, sizeof(t), op->route.table);
-		snprintf(buf, size, "%s route %s%s%s in table %s",
-			 op->kind == IBH_OP_ROUTE_ADD ? "added" : "gave back",
-			 ip_to_string(&op->route.dst, a, sizeof(a), true),
-			 op->route.src.family ? " src " : "",
-			 op->route.src.family ? ip_to_string(&op->route.src, b, sizeof(b), false)
-					      : "",
-			 t);
-		break;
-	case IBH_OP_ROUTE_DEL:
-	case IBH_OP_MAIN_DEL:
-		format_table(t, sizeof(t), op->route.table);
-		snprintf(buf, size, "deleted route %s dev %s from table %s",
-			 ip_to_string(&op->route.dst, a, sizeof(a), true),
-			 op->route.oif_name[0] ? op->route.oif_name : ifname, t);
-		break;
-	case IBH_OP_RULE_ADD:
-	case IBH_OP_RULE_DEL:
-		snprintf(buf, size, "%s rule from %s lookup %u priority %u",
-			 op->kind == IBH_OP_RULE_ADD ? "added" : "deleted",
-			 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table,
-			 op->rule.priority);
-		break;
-	case IBH_OP_SYSCTL:
-		snprintf(buf, size, "set %s=%d", sysctl_name(op->sysctl.key), op->sysctl.value);
-		break;
-	case IBH_OP_NEIGH_FLUSH:
-		snprintf(buf, size, "flushed neighbour entries");
-		break;
-	case IBH_OP_IPOIB_MODE:
-		snprintf(buf, size, "set IPoIB mode %s", ipoib_mode_name(op->mode));
-		break;
-	case IBH_OP_MTU:
-		snprintf(buf, size, "set MTU %u", op->mtu);
-		break;
-	case IBH_OP_ADOPT:
-	case IBH_OP_FORGET:
-	case IBH_OP_TRANSFER:
-		what = op->kind == IBH_OP_ADOPT
-			       ? "recorded as its own (installed before the record)"
-		       : op->kind == IBH_OP_FORGET ? "forgot (gone from the kernel)"
-						   : "kept (installed for a link since deleted or "
-						     "renamed, and wanted as it is)";
-		if (op->rec.kind == IBH_REC_LINK)
-			snprintf(buf, size, "%s: link %s", what, op->rec.ifname);
-		else if (op->rec.kind == IBH_REC_RULE)
-			snprintf(buf, size, "%s: rule from %s lookup %u", what,
-				 ip_to_string(&op->rule.src, a, sizeof(a), false), op->rule.table);
-		else {
-			format_table(t, sizeof(t), op->route.table);
-			snprintf(buf, size, "%s: route %s in table %s", what,
-				 ip_to_string(&op->route.dst, a, sizeof(a), true), t);
-		}
-		break;
-	}
 }

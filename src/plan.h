@@ -2,17 +2,10 @@
 #pragma once
 
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "model.h"
 
 struct ibh_config;
-
-enum ibh_action {
-	IBH_ACTION_NONE,
-	IBH_ACTION_APPLY,
-	IBH_ACTION_REMOVE,
-};
 
 /* the addresses ib-hook manages: IPv4, and IPv6 but link-local when IPv6=yes */
 bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
@@ -20,9 +13,6 @@ bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
 bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
 void plan_addr_prefix(const struct ibh_addr *a, struct ibh_ip *ret);
 
-/* field by field: equal objects are interchangeable for the kernel */
-bool plan_rule_equal(const struct ibh_rule *a, const struct ibh_rule *b);
-bool plan_route_equal(const struct ibh_route *a, const struct ibh_route *b);
 /* the record entry that makes a kernel object ib-hook's, or NULL */
 const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r);
 const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struct ibh_route *r);
@@ -45,17 +35,3 @@ int plan_build(const struct ibh_config *c, const struct ibh_observed *o, enum ib
 	       struct ibh_plan *ret);
 /* take back every record entry marked leftover (o->link is not used) */
 int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret);
-/* an operation that only follows others (neighbour flush) or the record is no drift */
-bool plan_op_is_drift(const struct ibh_op *op);
-
-/* a route as `ip route` names it, with every field that sets it apart */
-void plan_route_format(char *buf, size_t size, const struct ibh_route *r);
-/* the `ip` / `sysctl` command equivalent to op */
-void plan_format_op(FILE *f, const char *ifname, const struct ibh_op *op);
-/* what op did, for the log: "added rule from 172.16.34.2 lookup 1004 priority 1000" */
-void plan_describe_op(char *buf, size_t size, const char *ifname, const struct ibh_op *op);
-
-void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a);
-bool ip_equal(const struct ibh_ip *a, const struct ibh_ip *b);
-bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b);
-const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len);

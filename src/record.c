@@ -8,11 +8,8 @@
  * (the first run since boot, or an upgrade from 0.1.0, which kept no record)
  * has what apply would install adopted, and nothing else (plan.c).
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fib_rules.h>
-#include <linux/rtnetlink.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "array.h"
 #include "record.h"
 
 #define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
@@ -33,20 +30,13 @@ void record_clear(struct ibh_record *r)
 
 bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 {
-	const struct ibh_route *x = &a->route, *y = &b->route;
-
 	if (a->kind != b->kind)
 		return false;
 	if (a->kind == IBH_REC_LINK)
 		return a->ifindex == b->ifindex && strcmp(a->ifname, b->ifname) == 0;
 	if (a->kind == IBH_REC_RULE)
-		return ip_equal(&a->rule.src, &b->rule.src) && a->rule.table == b->rule.table &&
-		       a->rule.priority == b->rule.priority;
-	if (!ip_equal(&x->dst, &y->dst) || x->oif != y->oif || x->table != y->table ||
-	    x->src.family != y->src.family || (x->src.family && !ip_same_address(&x->src, &y->src)))
-		return false;
-	return a->kind == IBH_REC_MAIN || (x->metric == y->metric && x->scope == y->scope &&
-					   x->protocol == y->protocol && x->type == y->type);
+		return rule_same_key(&a->rule, &b->rule);
+	return route_same_key(&a->route, &b->route, a->kind == IBH_REC_MAIN);
 }
 
 struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *rec)
@@ -65,15 +55,8 @@ int record_add(struct ibh_record *r, const struct ibh_rec *rec)
 		*have = *rec;
 		return 0;
 	}
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct ibh_rec *recs = realloc(r->recs, cap * sizeof(*recs));
-
-		if (!recs)
-			return -ENOMEM;
-		r->recs = recs;
-		r->cap = cap;
-	}
+	if (array_grow(&r->recs, &r->cap, r->n, sizeof(*rec), 16) < 0)
+		return -ENOMEM;
 	r->recs[r->n++] = *rec;
 	return 0;
 }
@@ -87,132 +70,51 @@ void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
 	*have = r->recs[--r->n];
 }
 
-static const char *text(const struct ibh_ip *ip, char *buf, size_t size, bool with_len)
-{
-	if (!ip->family)
-		return "-";
-	return ip_to_string(ip, buf, size, with_len);
-}
+static const char *const kind_names[] = {
+	[IBH_REC_RULE] = "rule",
+	[IBH_REC_ROUTE] = "route",
+	[IBH_REC_MAIN] = "main",
+	[IBH_REC_LINK] = "link",
+};
 
 void rec_format(char *buf, size_t size, const struct ibh_rec *rec)
 {
-	const struct ibh_route *rt = &rec->route;
-	char a[64], b[64];
+	char fields[256] = "";
 
-	switch (rec->kind) {
-	case IBH_REC_RULE:
-		snprintf(buf, size, "rule %s %d %s %u %u", rec->ifname, rec->ifindex,
-			 text(&rec->rule.src, a, sizeof(a), true), rec->rule.table,
-			 rec->rule.priority);
-		break;
-	case IBH_REC_ROUTE:
-		snprintf(buf, size, "route %s %d %s %d %u %s %u %u %u %u", rec->ifname,
-			 rec->ifindex, text(&rt->dst, a, sizeof(a), true), rt->oif, rt->table,
-			 text(&rt->src, b, sizeof(b), false), rt->metric, rt->scope, rt->protocol,
-			 rt->type);
-		break;
-	case IBH_REC_LINK:
-		snprintf(buf, size, "link %s %d", rec->ifname, rec->ifindex);
-		break;
-	case IBH_REC_MAIN:
-		snprintf(buf, size, "main %s %d %s %d %s %u", rec->ifname, rec->ifindex,
-			 text(&rt->dst, a, sizeof(a), true), rt->oif,
-			 text(&rt->src, b, sizeof(b), false), rt->metric);
-		break;
-	}
-}
-
-static int parse_ip(const char *s, struct ibh_ip *ret, bool with_len)
-{
-	char tmp[64], *slash;
-	unsigned long len;
-
-	memset(ret, 0, sizeof(*ret));
-	if (strcmp(s, "-") == 0)
-		return 0;
-	snprintf(tmp, sizeof(tmp), "%s", s);
-	slash = strchr(tmp, '/');
-	if (!!slash != with_len)
-		return -EINVAL;
-	if (slash)
-		*slash++ = '\0';
-	ret->family = strchr(tmp, ':') ? AF_INET6 : AF_INET;
-	if (inet_pton(ret->family, tmp, ret->a) != 1)
-		return -EINVAL;
-	len = ret->family == AF_INET ? 32 : 128;
-	if (slash) {
-		char *end;
-		unsigned long l = strtoul(slash, &end, 10);
-
-		if (*end || !*slash || l > len)
-			return -EINVAL;
-		len = l;
-	}
-	ret->len = (uint8_t)len;
-	return 0;
+	if (rec->kind == IBH_REC_RULE)
+		rule_to_record(fields, sizeof(fields), &rec->rule);
+	else if (rec->kind != IBH_REC_LINK)
+		route_to_record(fields, sizeof(fields), &rec->route, rec->kind == IBH_REC_MAIN);
+	snprintf(buf, size, "%s %s %d%s%s", kind_names[rec->kind], rec->ifname, rec->ifindex,
+		 fields[0] ? " " : "", fields);
 }
 
 int rec_parse(const char *line, struct ibh_rec *ret)
 {
-	char kind[8], ifname[IF_NAMESIZE + 1], a[64], b[64];
-	unsigned int table, prio, metric, scope, proto, type;
+	char kind[8], ifname[IF_NAMESIZE + 1];
 	struct ibh_rec rec = {};
-	int ifindex, oif, end = -1;
+	int ifindex, rest = -1, r;
+	size_t k;
 
-	if (sscanf(line, "%7s %16s %d", kind, ifname, &ifindex) != 3 ||
-	    strlen(ifname) >= IF_NAMESIZE)
+	if (sscanf(line, "%7s %16s %d %n", kind, ifname, &ifindex, &rest) != 3 ||
+	    strlen(ifname) >= IF_NAMESIZE || rest < 0)
 		return -EINVAL;
+	for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+		if (strcmp(kind, kind_names[k]) == 0)
+			break;
+	if (k == sizeof(kind_names) / sizeof(kind_names[0]))
+		return -EINVAL;
+	rec.kind = (enum ibh_rec_kind)k;
 	snprintf(rec.ifname, sizeof(rec.ifname), "%s", ifname);
 	rec.ifindex = ifindex;
-	if (strcmp(kind, "rule") == 0) {
-		rec.kind = IBH_REC_RULE;
-		if (sscanf(line, "%*s %*s %*d %63s %u %u %n", a, &table, &prio, &end) != 3 ||
-		    parse_ip(a, &rec.rule.src, true) < 0 || !rec.rule.src.family)
-			return -EINVAL;
-		rec.rule.table = table;
-		rec.rule.priority = prio;
-		rec.rule.protocol = RTPROT_KERNEL;
-		rec.rule.action = FR_ACT_TO_TBL;
-		rec.rule.exact = true;
-	} else if (strcmp(kind, "route") == 0) {
-		rec.kind = IBH_REC_ROUTE;
-		if (sscanf(line, "%*s %*s %*d %63s %d %u %63s %u %u %u %u %n", a, &oif, &table, b,
-			   &metric, &scope, &proto, &type, &end) != 8 ||
-		    scope > 255 || proto > 255 || type > 255)
-			return -EINVAL;
-		rec.route.scope = (uint8_t)scope;
-		rec.route.protocol = (uint8_t)proto;
-		rec.route.type = (uint8_t)type;
-	} else if (strcmp(kind, "link") == 0) {
-		rec.kind = IBH_REC_LINK;
-		if (sscanf(line, "%*s %*s %*d %n", &end) != 0)
-			return -EINVAL;
-		*ret = rec;
-		return end >= 0 && line[end] == '\0' ? 0 : -EINVAL;
-	} else if (strcmp(kind, "main") == 0) {
-		rec.kind = IBH_REC_MAIN;
-		table = 254;
-		if (sscanf(line, "%*s %*s %*d %63s %d %63s %u %n", a, &oif, b, &metric, &end) != 4)
-			return -EINVAL;
-	} else
-		return -EINVAL;
-	if (rec.kind != IBH_REC_RULE) {
-		if (parse_ip(a, &rec.route.dst, true) < 0 || !rec.route.dst.family ||
-		    parse_ip(b, &rec.route.src, false) < 0)
-			return -EINVAL;
-		rec.route.oif = oif;
-		rec.route.table = table;
-		rec.route.metric = metric;
-	}
-	/* what ib-hook takes out of main and gives back is the kernel's prefix route */
-	if (rec.kind == IBH_REC_MAIN) {
-		rec.route.protocol = RTPROT_KERNEL;
-		rec.route.type = RTN_UNICAST;
-		rec.route.scope =
-			rec.route.dst.family == AF_INET ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
-	}
-	if (end < 0 || line[end] != '\0')
-		return -EINVAL;
+	if (rec.kind == IBH_REC_RULE)
+		r = rule_from_record(line + rest, &rec.rule);
+	else if (rec.kind == IBH_REC_LINK)
+		r = line[rest] == '\0' ? 0 : -EINVAL;
+	else
+		r = route_from_record(line + rest, &rec.route, rec.kind == IBH_REC_MAIN);
+	if (r < 0)
+		return r;
 	*ret = rec;
 	return 0;
 }

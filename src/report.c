@@ -6,10 +6,9 @@
 #include <string.h>
 
 #include "config.h"
+#include "op.h"
 #include "plan.h"
-#include "netlink.h"
 #include "report.h"
-#include "select.h"
 
 struct ibh_report {
 	FILE *out;
@@ -115,22 +114,6 @@ static void next(struct ibh_report *r)
 	r->first = false;
 }
 
-/* the `ip` command of op, without its newline */
-static void op_text(char *buf, size_t size, const char *ifname, const struct ibh_op *op)
-{
-	FILE *m = fmemopen(buf, size, "w");
-	size_t len;
-
-	buf[0] = '\0';
-	if (!m)
-		return;
-	plan_format_op(m, ifname, op);
-	fclose(m);
-	len = strnlen(buf, size);
-	if (len && buf[len - 1] == '\n')
-		buf[len - 1] = '\0';
-}
-
 static int sysctl_effective(const struct ibh_observed *o, int k)
 {
 	if (o->sysctl[k] == IBH_SYSCTL_UNKNOWN || o->sysctl_all[k] == IBH_SYSCTL_UNKNOWN)
@@ -144,10 +127,7 @@ static bool has_rule(const struct ibh_config *c, const struct ibh_observed *o,
 		     const struct ibh_ip *src)
 {
 	for (size_t j = 0; j < o->n_rules; j++) {
-		const struct ibh_rule *r = &o->rules[j];
-
-		if (r->exact && r->table == o->table && r->priority == c->priority &&
-		    ip_same_address(&r->src, src))
+		if (rule_is(&o->rules[j], src, o->table, c->priority))
 			return true;
 	}
 	return false;
@@ -189,7 +169,7 @@ static enum ibh_verdict verdict_of(const struct ibh_observed *o, const struct ib
 		return IBH_VERDICT_REFUSED;
 	/* conf/all overriding a value is a warning: apply cannot change it, so it is no drift */
 	for (size_t i = 0; i < p->n_ops; i++)
-		if (plan_op_is_drift(&p->ops[i]))
+		if (op_kind(p->ops[i].kind)->drift)
 			return IBH_VERDICT_DRIFT;
 	return IBH_VERDICT_OK;
 }
@@ -217,14 +197,12 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 	FILE *f = r->out;
 	char a[64], b[64], cmd[512], warning[128];
 	size_t managed = 0;
-	const struct ibh_rdma_port *rdma;
 
 	fprintf(f, "%s: table %u, priority %u, main route %s%s\n", o->link.name, o->table,
 		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep",
 		o->link.up ? "" : ", link down");
-	rdma = select_rdma_port(o->link.ifindex);
-	if (rdma)
-		fprintf(f, "  rdma: %s port %u\n", rdma->dev, rdma->port);
+	if (o->rdma.dev[0])
+		fprintf(f, "  rdma: %s port %u\n", o->rdma.dev, o->rdma.port);
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		struct ibh_ip prefix;
 
@@ -272,9 +250,9 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			}
 	}
 	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
-		if (!plan_op_is_drift(&p->ops[i]))
+		if (!op_kind(p->ops[i].kind)->drift)
 			continue;
-		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
+		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
 		fprintf(f, "  pending: %s\n", cmd);
 	}
 	switch (v) {
@@ -300,18 +278,16 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	FILE *f = r->out;
 	char a[64], cmd[512];
 	bool first = true;
-	const struct ibh_rdma_port *rdma;
 
 	fprintf(f, "{\"name\":");
 	report_json_string(f, o->link.name);
 	fprintf(f, ",\"ifindex\":%d,\"up\":%s,\"table\":%u,\"priority\":%u,\"main_route\":\"%s\"",
 		o->link.ifindex, o->link.up ? "true" : "false", o->table, c->priority,
 		c->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
-	rdma = select_rdma_port(o->link.ifindex);
-	if (rdma) {
+	if (o->rdma.dev[0]) {
 		fprintf(f, ",\"rdma\":{\"device\":");
-		report_json_string(f, rdma->dev);
-		fprintf(f, ",\"port\":%u}", rdma->port);
+		report_json_string(f, o->rdma.dev);
+		fprintf(f, ",\"port\":%u}", o->rdma.port);
 	}
 	fprintf(f, ",\"addresses\":[");
 	for (size_t i = 0; i < o->n_addrs; i++) {
@@ -372,11 +348,11 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		char why[600];
 
 		for (size_t i = p->n_ops; i-- > 0;)
-			if (plan_op_is_drift(&p->ops[i])) {
+			if (op_kind(p->ops[i].kind)->drift) {
 				n++;
 				first_op = i;
 			}
-		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
+		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
 		snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
 		report_json_string(f, why);
 	} else if (v == IBH_VERDICT_DOWN) {
@@ -387,9 +363,9 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	fprintf(f, ",\"pending\":[");
 	first = true;
 	for (size_t i = 0; v == IBH_VERDICT_DRIFT && i < p->n_ops; i++) {
-		if (!plan_op_is_drift(&p->ops[i]))
+		if (!op_kind(p->ops[i].kind)->drift)
 			continue;
-		op_text(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
+		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
 		if (!first)
 			fputc(',', f);
 		report_json_string(f, cmd);
@@ -447,7 +423,7 @@ void report_plan(struct ibh_report *r, const char *ifname, const struct ibh_plan
 	char cmd[512];
 
 	for (size_t i = 0; i < p->n_ops; i++) {
-		op_text(cmd, sizeof(cmd), ifname, &p->ops[i]);
+		op_command(cmd, sizeof(cmd), ifname, &p->ops[i]);
 		if (!cmd[0])
 			continue; /* the record alone changes */
 		if (!r->json) {
@@ -486,10 +462,10 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 			fprintf(r->out, "leftovers: refused: %s\n", p->why);
 	}
 	for (size_t i = 0; i < p->n_ops; i++) {
-		if (!plan_op_is_drift(&p->ops[i]))
+		if (!op_kind(p->ops[i].kind)->drift)
 			continue;
 		r->leftovers++;
-		op_text(cmd, sizeof(cmd), p->ops[i].ifname, &p->ops[i]);
+		op_command(cmd, sizeof(cmd), p->ops[i].ifname, &p->ops[i]);
 		if (!r->json) {
 			fprintf(r->out, "leftover of an earlier configuration (%s): %s\n",
 				p->ops[i].ifname, cmd);

@@ -2,13 +2,11 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <net/if_arp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "config.h"
-#include "netlink.h"
+#include "kernel.h"
 #include "select.h"
 
 /*
@@ -28,7 +26,7 @@ static void rdma_ask(void)
 	if (rdma.asked)
 		return;
 	rdma.asked = true;
-	rdma.error = netlink_rdma_ports(&rdma.ports, &rdma.n_ports);
+	rdma.error = kernel->rdma_ports(&rdma.ports, &rdma.n_ports);
 }
 
 const struct ibh_rdma_port *select_rdma_port(int ifindex)
@@ -61,8 +59,6 @@ void select_forget(void)
 
 bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 {
-	char path[96];
-
 	if (l->type == ARPHRD_LOOPBACK)
 		return false;
 	if (c->n_globs > 0) {
@@ -79,6 +75,5 @@ bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 	if (select_rdma_decides(rdma.error, rdma.ports, rdma.n_ports))
 		return false;
 	/* the RDMA netlink failed or was not told (old kernel, seccomp): sysfs knows hardware RoCE */
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband", l->name);
-	return l->type == ARPHRD_ETHER && access(path, F_OK) == 0;
+	return l->type == ARPHRD_ETHER && kernel->netdev_exists(l->name, "device/infiniband");
 }

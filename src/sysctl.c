@@ -8,13 +8,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ip.h"
 #include "sysctl.h"
-
-/* an interface name that stays one path component */
-static bool name_ok(const char *ifname)
-{
-	return !strchr(ifname, '/') && strcmp(ifname, "..") != 0 && strcmp(ifname, ".") != 0;
-}
 
 /* the file's first line, without its newline */
 int sysfs_read_line(const char *path, char *buf, size_t size)
@@ -55,7 +50,7 @@ int sysctl_read(const char *ifname, enum ibh_sysctl key)
 	char path[128], buf[32];
 	int r;
 
-	if (!name_ok(ifname))
+	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, sysctl_name(key));
 	r = sysfs_read_line(path, buf, sizeof(buf));
@@ -66,7 +61,7 @@ int sysctl_write(const char *ifname, enum ibh_sysctl key, int value)
 {
 	char path[128], buf[16];
 
-	if (!name_ok(ifname))
+	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, sysctl_name(key));
 	snprintf(buf, sizeof(buf), "%d\n", value);
@@ -77,7 +72,7 @@ int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t siz
 {
 	char path[128];
 
-	if (!name_ok(ifname))
+	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
 	return sysfs_read_line(path, buf, size);
@@ -87,8 +82,18 @@ int netdev_attr_write(const char *ifname, const char *attr, const char *value)
 {
 	char path[128];
 
-	if (!name_ok(ifname))
+	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
 	return write_all(path, value);
+}
+
+bool netdev_attr_exists(const char *ifname, const char *attr)
+{
+	char path[128];
+
+	if (!ifname_valid(ifname))
+		return false;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
+	return access(path, F_OK) == 0;
 }

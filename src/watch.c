@@ -17,11 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "config.h"
 #include "engine.h"
 #include "lock.h"
 #include "log.h"
-#include "netlink.h"
+#include "kernel.h"
 #include "select.h"
 #include "uevent.h"
 #include "watch.h"
@@ -46,6 +47,7 @@ struct fight {
 };
 
 struct watch {
+	/* the configuration in use: the watcher's own, replaced whole on SIGHUP */
 	struct ibh_config *config;
 	const struct ibh_watch_options *opt;
 	struct ibh_engine *engine;
@@ -136,18 +138,15 @@ static int64_t held_until(struct watch *w, int ifindex)
 
 static void mark_left(struct ibh_events *left, int ifindex)
 {
-	for (size_t i = 0; i < left->n; i++)
-		if (left->ifindex[i] == ifindex)
-			return;
-	if (left->n < sizeof(left->ifindex) / sizeof(left->ifindex[0]))
-		left->ifindex[left->n++] = ifindex;
+	index_set_add(left->ifindex, &left->n, sizeof(left->ifindex) / sizeof(left->ifindex[0]),
+		      ifindex);
 }
 
 static void reload(struct watch *w)
 {
 	struct ibh_config_error err = {};
 	struct ibh_config *next = malloc(sizeof(*next));
-	char files[1024];
+	char files[IBH_CONFIG_FILES_SIZE];
 	int r;
 
 	if (!next) {
@@ -164,8 +163,9 @@ static void reload(struct watch *w)
 		free(next);
 		return;
 	}
-	*w->config = *next;
-	free(next);
+	engine_set_config(w->engine, next);
+	free(w->config);
+	w->config = next;
 	for (char *p = files; *p; p++)
 		if (*p == '\n')
 			*p = ' ';
@@ -249,9 +249,9 @@ static int next_timeout(struct watch *w)
 	return until <= now ? 0 : (int)(until - now);
 }
 
-int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
+int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt)
 {
-	struct watch w = { .config = config, .opt = opt };
+	struct watch w = { .config = malloc(sizeof(struct ibh_config)), .opt = opt };
 	sigset_t mask;
 	int sfd = -1, ufd = -1, r, rc = 1;
 
@@ -265,14 +265,16 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 		log_error_errno(-errno, "cannot create a signalfd: %m");
 		goto cleanup;
 	}
-	r = netlink_monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
+	if (!w.config) {
+		log_error_errno(-ENOMEM, "%m");
+		goto cleanup;
+	}
+	*w.config = *config;
+	r = kernel->monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
 	if (r >= 0)
-		r = engine_new(config, &w.engine);
+		r = engine_new(w.config, &w.engine);
 	if (r < 0) {
-		log_error_errno(r, "cannot open netlink: %m%s",
-				r == -EPERM || r == -EACCES
-					? " (ib-hook needs root or CAP_NET_ADMIN)"
-					: "");
+		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
 	/*
@@ -290,7 +292,7 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 	w.deadline = now_ms();
 	for (bool ready = false;;) {
 		struct pollfd fds[3] = {
-			{ .fd = netlink_monitor_fd(w.mon), .events = POLLIN },
+			{ .fd = kernel->monitor_fd(w.mon), .events = POLLIN },
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = ufd, .events = POLLIN },
 		};
@@ -315,7 +317,7 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 		if (fds[0].revents) {
 			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0;
 
-			r = netlink_monitor_read(w.mon, engine_port(w.engine), &w.ev);
+			r = kernel->monitor_read(w.mon, engine_port(w.engine), &w.ev);
 			if (r < 0) {
 				log_error_errno(r, "reading notifications: %m");
 				goto cleanup;
@@ -364,7 +366,8 @@ int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt)
 	}
 cleanup:
 	engine_free(w.engine);
-	netlink_monitor_close(w.mon);
+	free(w.config);
+	kernel->monitor_close(w.mon);
 	if (ufd >= 0)
 		close(ufd);
 	if (sfd >= 0)

@@ -18,4 +18,4 @@ struct ibh_watch_options {
  * ib-hook --watch: keep every managed interface as apply leaves it, from the
  * kernel's own notifications. Returns the exit code (0 on SIGTERM/SIGINT).
  */
-int watch_run(struct ibh_config *config, const struct ibh_watch_options *opt);
+int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt);

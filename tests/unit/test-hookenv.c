@@ -4,8 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "config.h"
 #include "hookenv.h"
 
 static enum ibh_action action(struct ibh_hook_env env)
@@ -171,6 +175,54 @@ static void test_no_iface(void **state)
 	assert_int_equal(hookenv_parse(&env, &h), -EINVAL);
 }
 
+/* each family's call names it, and its [Hooks] key switches exactly it off */
+static void test_family_table(void **state)
+{
+	const struct ibh_hook_env calls[IBH_HOOK_MAX] = {
+		[IBH_HOOK_NETWORKD] = { .iface = "ib1", .state = "routable" },
+		[IBH_HOOK_IFUPDOWN] = { .iface = "ib1", .mode = "start", .phase = "post-up" },
+		[IBH_HOOK_NETWORKMANAGER] = { .nm_arg_iface = "ib1", .nm_arg_action = "up" },
+	};
+	struct ibh_hook h;
+
+	(void)state;
+	for (int f = 0; f < IBH_HOOK_MAX; f++) {
+		struct ibh_config c;
+		char text[64];
+
+		assert_int_equal(hookenv_parse(&calls[f], &h), 0);
+		assert_int_equal(h.family, f);
+		assert_string_equal(h.source, hook_family((enum ibh_hook_family)f)->name);
+		snprintf(text, sizeof(text), "[Hooks]\n%s=no\n",
+			 hook_family((enum ibh_hook_family)f)->key);
+		config_defaults(&c);
+		assert_int_equal(config_parse(&c, text, strlen(text), NULL), 0);
+		for (int g = 0; g < IBH_HOOK_MAX; g++)
+			assert_int_equal(c.hooks[g], g != f);
+	}
+	assert_int_equal(hookenv_parse(&(struct ibh_hook_env){ .iface = "ib1" }, &h), 0);
+	assert_int_equal(h.family, IBH_HOOK_BY_HAND);
+	assert_null(hook_family(IBH_HOOK_BY_HAND)->key);
+}
+
+/* the variables come from the environment by their dispatchers' names */
+static void test_read_environment(void **state)
+{
+	struct ibh_hook_env env;
+
+	(void)state;
+	setenv("IFACE", "ib7", 1);
+	setenv("STATE", "off", 1);
+	setenv("DEVICE_IP_IFACE", "ib8", 1);
+	unsetenv("MODE");
+	hookenv_read(&env);
+	assert_string_equal(env.iface, "ib7");
+	assert_string_equal(env.state, "off");
+	assert_string_equal(env.device_ip_iface, "ib8");
+	assert_null(env.mode);
+	assert_null(env.nm_arg_iface);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +231,8 @@ int main(void)
 		cmocka_unit_test(test_networkmanager),
 		cmocka_unit_test(test_networkmanager_native),
 		cmocka_unit_test(test_no_iface),
+		cmocka_unit_test(test_family_table),
+		cmocka_unit_test(test_read_environment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -118,11 +118,11 @@ static void test_routes_from_the_kernel(void **state)
 
 		assert_int_equal(r[i].metric, 1024);
 		assert_false(r[i].extra);
-		assert_true(plan_route_equal(&r[i], &same));
+		assert_true(route_equal(&r[i], &same));
 		same.pref = 0;
 		same.expires = false;
 		same.flags = 0;
-		assert_false(plan_route_equal(&r[i], &same));
+		assert_false(route_equal(&r[i], &same));
 	}
 }
 

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ip.h"
+
+unsigned int ip_bits(uint8_t family)
+{
+	return family == AF_INET ? 32 : 128;
+}
+
+void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a)
+{
+	unsigned int bytes = ip_bits(a->family) / 8;
+
+	*ret = *a;
+	for (unsigned int i = 0; i < bytes; i++) {
+		unsigned int first = i * 8;
+
+		if (first >= a->len)
+			ret->a[i] = 0;
+		else if (first + 8 > a->len)
+			ret->a[i] &= (uint8_t)(0xff << (8 - (a->len - first)));
+	}
+	for (unsigned int i = bytes; i < sizeof(ret->a); i++)
+		ret->a[i] = 0;
+}
+
+bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b)
+{
+	return a->family == b->family && memcmp(a->a, b->a, ip_bits(a->family) / 8) == 0;
+}
+
+bool ip_equal(const struct ibh_ip *a, const struct ibh_ip *b)
+{
+	return ip_same_address(a, b) && a->len == b->len;
+}
+
+const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len)
+{
+	char tmp[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(a->family, a->a, tmp, sizeof(tmp)))
+		snprintf(tmp, sizeof(tmp), "?");
+	if (with_len)
+		snprintf(buf, size, "%s/%u", tmp, a->len);
+	else
+		snprintf(buf, size, "%s", tmp);
+	return buf;
+}
+
+const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size)
+{
+	return ip_to_string(a, buf, size, a->len != ip_bits(a->family));
+}
+
+bool ifname_valid(const char *s)
+{
+	size_t n = strnlen(s, IF_NAMESIZE);
+
+	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
+	for (; *s; s++)
+		if (*s == '/' || *s == ':' || (unsigned char)*s < 0x21 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+const char *ip_to_record(const struct ibh_ip *a, char *buf, size_t size, bool with_len)
+{
+	if (!a->family)
+		return "-";
+	return ip_to_string(a, buf, size, with_len);
+}
+
+int ip_from_record(const char *s, struct ibh_ip *ret, bool with_len)
+{
+	char tmp[64], *slash;
+	unsigned long len;
+
+	memset(ret, 0, sizeof(*ret));
+	if (strcmp(s, "-") == 0)
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s", s);
+	slash = strchr(tmp, '/');
+	if (!!slash != with_len)
+		return -EINVAL;
+	if (slash)
+		*slash++ = '\0';
+	ret->family = strchr(tmp, ':') ? AF_INET6 : AF_INET;
+	if (inet_pton(ret->family, tmp, ret->a) != 1)
+		return -EINVAL;
+	len = ip_bits(ret->family);
+	if (slash) {
+		char *end;
+		unsigned long l = strtoul(slash, &end, 10);
+
+		if (*end || !*slash || l > len)
+			return -EINVAL;
+		len = l;
+	}
+	ret->len = (uint8_t)len;
+	return 0;
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The real kernel behind kernel.h: rtnetlink and the RDMA netlink (netlink.c), /proc/sys and sysfs (sysctl.c). */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "build-config.h"
+#include "kernel.h"
+#include "netlink.h"
+#include "sysctl.h"
+
+struct ibh_kernel {
+	struct ibh_nl *nl;
+};
+
+static int linux_open(struct ibh_kernel **ret)
+{
+	struct ibh_kernel *k = calloc(1, sizeof(*k));
+	int r = k ? netlink_open(&k->nl) : -ENOMEM;
+
+	if (r < 0)
+		free(k);
+	else
+		*ret = k;
+	return r;
+}
+
+static void linux_close(struct ibh_kernel *k)
+{
+	if (!k)
+		return;
+	netlink_close(k->nl);
+	free(k);
+}
+
+static uint32_t linux_port(const struct ibh_kernel *k)
+{
+	return netlink_port(k->nl);
+}
+
+static int linux_netns_id(struct ibh_kernel *k, char *buf, size_t size)
+{
+	return netlink_netns_id(k->nl, buf, size);
+}
+
+static int linux_get_link(struct ibh_kernel *k, const char *name, struct ibh_link *ret)
+{
+	return netlink_get_link(k->nl, name, ret);
+}
+
+static int linux_get_link_by_index(struct ibh_kernel *k, int ifindex, struct ibh_link *ret)
+{
+	return netlink_get_link_by_index(k->nl, ifindex, ret);
+}
+
+static int linux_dump_links(struct ibh_kernel *k, struct ibh_link **ret, size_t *n_ret)
+{
+	return netlink_dump_links(k->nl, ret, n_ret);
+}
+
+static int linux_dump_addrs(struct ibh_kernel *k, int ifindex, struct ibh_addr_entry **ret,
+			    size_t *n_ret)
+{
+	return netlink_dump_addrs(k->nl, ifindex, ret, n_ret);
+}
+
+static int linux_dump_rules(struct ibh_kernel *k, struct ibh_rule **ret, size_t *n_ret,
+			    bool *ret_protocol)
+{
+	return netlink_dump_rules(k->nl, ret, n_ret, ret_protocol);
+}
+
+static int linux_dump_table(struct ibh_kernel *k, uint32_t table, int oif, struct ibh_route **ret,
+			    size_t *n_ret)
+{
+	return netlink_dump_table(k->nl, table, oif, ret, n_ret);
+}
+
+static int linux_fib_match(struct ibh_kernel *k, const struct ibh_ip *dst, int oif,
+			   struct ibh_route *ret)
+{
+	return netlink_fib_match(k->nl, dst, oif, ret);
+}
+
+static int linux_route_add(struct ibh_kernel *k, const struct ibh_route *r)
+{
+	return netlink_route_add(k->nl, r);
+}
+
+static int linux_route_del(struct ibh_kernel *k, const struct ibh_route *r)
+{
+	return netlink_route_del(k->nl, r);
+}
+
+static int linux_rule_add(struct ibh_kernel *k, const struct ibh_rule *r)
+{
+	return netlink_rule_add(k->nl, r);
+}
+
+static int linux_rule_del(struct ibh_kernel *k, const struct ibh_rule *r)
+{
+	return netlink_rule_del(k->nl, r);
+}
+
+static int linux_neigh_flush(struct ibh_kernel *k, int ifindex)
+{
+	return netlink_neigh_flush(k->nl, ifindex);
+}
+
+const struct ibh_kernel_ops kernel_linux = {
+	.state_dir = RUNSTATEDIR "/ib-hook",
+	.open = linux_open,
+	.close = linux_close,
+	.port = linux_port,
+	.netns_id = linux_netns_id,
+	.get_link = linux_get_link,
+	.get_link_by_index = linux_get_link_by_index,
+	.dump_links = linux_dump_links,
+	.dump_addrs = linux_dump_addrs,
+	.dump_rules = linux_dump_rules,
+	.dump_table = linux_dump_table,
+	.fib_match = linux_fib_match,
+	.route_add = linux_route_add,
+	.route_del = linux_route_del,
+	.rule_add = linux_rule_add,
+	.rule_del = linux_rule_del,
+	.neigh_flush = linux_neigh_flush,
+	.rdma_ports = netlink_rdma_ports,
+	.sysctl_read = sysctl_read,
+	.sysctl_write = sysctl_write,
+	.netdev_read = netdev_attr_read,
+	.netdev_write = netdev_attr_write,
+	.netdev_exists = netdev_attr_exists,
+	.monitor_open = netlink_monitor_open,
+	.monitor_close = netlink_monitor_close,
+	.monitor_fd = netlink_monitor_fd,
+	.monitor_read = netlink_monitor_read,
+};
+
+const struct ibh_kernel_ops *kernel = &kernel_linux;

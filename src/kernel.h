@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one seam to the kernel: everything ib-hook asks of the kernel or tells
+ * it (rtnetlink, the RDMA netlink, /proc/sys, sysfs) goes through the
+ * functions of *kernel. kernel-linux.c is the real kernel; the unit tests put
+ * a stand-in in its place (tests/unit/fake-kernel.c), as OpenWrt's netifd has
+ * system-linux.c and system-dummy.c behind system.h.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+
+/* one connection to the kernel's routing, for a run or the watcher's life */
+struct ibh_kernel;
+
+struct ibh_addr_entry {
+	int ifindex;
+	struct ibh_addr addr;
+};
+
+/* what notifications since the last read say to look at */
+struct ibh_events {
+	bool all;	     /* events were lost, or too many links: look at everything */
+	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
+	bool tables_changed; /* a rule or a route without a device changed */
+	int ifindex[64];
+	size_t n;
+	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
+};
+
+struct ibh_monitor;
+
+struct ibh_kernel_ops {
+	/* where the record of each network namespace lives (RUNSTATEDIR/ib-hook) */
+	const char *state_dir;
+	int (*open)(struct ibh_kernel **ret);
+	void (*close)(struct ibh_kernel *k);
+	/* the connection's netlink port: the kernel stamps the notifications of its requests */
+	uint32_t (*port)(const struct ibh_kernel *k);
+	/* "netns-…": names the network namespace, for the record's file name */
+	int (*netns_id)(struct ibh_kernel *k, char *buf, size_t size);
+
+	/* -ENODEV when there is no such link */
+	int (*get_link)(struct ibh_kernel *k, const char *name, struct ibh_link *ret);
+	int (*get_link_by_index)(struct ibh_kernel *k, int ifindex, struct ibh_link *ret);
+	int (*dump_links)(struct ibh_kernel *k, struct ibh_link **ret, size_t *n_ret);
+	/* addresses of ifindex (0: of every link), IPv6 link-local ones included */
+	int (*dump_addrs)(struct ibh_kernel *k, int ifindex, struct ibh_addr_entry **ret,
+			  size_t *n_ret);
+	/* *ret_protocol: the kernel reports rule protocols (>= 4.17) */
+	int (*dump_rules)(struct ibh_kernel *k, struct ibh_rule **ret, size_t *n_ret,
+			  bool *ret_protocol);
+	/* the routes of one table, IPv4 and IPv6, optionally only those through oif */
+	int (*dump_table)(struct ibh_kernel *k, uint32_t table, int oif, struct ibh_route **ret,
+			  size_t *n_ret);
+	/* the route a packet to dst leaving through oif would use; -ENOENT when none */
+	int (*fib_match)(struct ibh_kernel *k, const struct ibh_ip *dst, int oif,
+			 struct ibh_route *ret);
+	/*
+	 * 1: changed, 0: absent already on delete, < 0: -errno. -EEXIST on add
+	 * says only that the kernel found something it counts as equal.
+	 */
+	int (*route_add)(struct ibh_kernel *k, const struct ibh_route *r);
+	int (*route_del)(struct ibh_kernel *k, const struct ibh_route *r);
+	int (*rule_add)(struct ibh_kernel *k, const struct ibh_rule *r);
+	int (*rule_del)(struct ibh_kernel *k, const struct ibh_rule *r);
+	/* 1 if some entry went, 0 if none; keeps permanent entries */
+	int (*neigh_flush)(struct ibh_kernel *k, int ifindex);
+
+	/* every RDMA port; -EPROTONOSUPPORT without an RDMA subsystem */
+	int (*rdma_ports)(struct ibh_rdma_port **ret, size_t *n_ret);
+	/* net.ipv4.conf.IFNAME.KEY ("all" for conf/all): the value, or -errno */
+	int (*sysctl_read)(const char *ifname, enum ibh_sysctl key);
+	int (*sysctl_write)(const char *ifname, enum ibh_sysctl key, int value);
+	/* /sys/class/net/IFNAME/ATTR: its first line, or -errno; exists: it is there */
+	int (*netdev_read)(const char *ifname, const char *attr, char *buf, size_t size);
+	int (*netdev_write)(const char *ifname, const char *attr, const char *value);
+	bool (*netdev_exists)(const char *ifname, const char *attr);
+
+	/* the kernel's notifications (--watch): rcvbuf bytes, 0 for the default */
+	int (*monitor_open)(int rcvbuf, struct ibh_monitor **ret);
+	void (*monitor_close)(struct ibh_monitor *m);
+	int (*monitor_fd)(const struct ibh_monitor *m);
+	/* drain what is pending into ev (not cleared); own_port's are ib-hook's echo */
+	int (*monitor_read)(struct ibh_monitor *m, uint32_t own_port, struct ibh_events *ev);
+};
+
+/* the kernel ib-hook talks to: kernel_linux unless a test put its stand-in here */
+extern const struct ibh_kernel_ops *kernel;
+extern const struct ibh_kernel_ops kernel_linux;

@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One view of the kernel for a run: the namespace's links, rules and
+ * addresses read once and cached until ib-hook changes them, the record, and
+ * what one link looks like (observe) for the planner.
+ */
+#include <errno.h>
+#include <linux/rtnetlink.h>
+#include <net/if_arp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+#include "observe.h"
+#include "plan.h"
+#include "record.h"
+#include "select.h"
+
+int view_open(struct ibh_view *v, const struct ibh_config *c)
+{
+	char id[64];
+	int r;
+
+	memset(v, 0, sizeof(*v));
+	v->config = c;
+	r = kernel->open(&v->k);
+	if (r >= 0)
+		r = kernel->netns_id(v->k, id, sizeof(id));
+	if (r < 0)
+		return r;
+	snprintf(v->record_path, sizeof(v->record_path), "%s/%s", kernel->state_dir, id);
+	return 0;
+}
+
+void view_close(struct ibh_view *v)
+{
+	kernel->close(v->k);
+	free(v->rules);
+	free(v->links);
+	free(v->addrs);
+	record_clear(&v->record);
+	free(v->record_file);
+	memset(v, 0, sizeof(*v));
+}
+
+void view_invalidate(struct ibh_view *v)
+{
+	if (v->record_dirty && view_save_record(v) >= 0)
+		v->record_dirty = false;
+	view_forget_kernel(v);
+	v->record_loaded = false;
+	v->record_damage_said = false;
+	record_clear(&v->record);
+}
+
+int view_load_links(struct ibh_view *v)
+{
+	int r;
+
+	free(v->links);
+	v->links = NULL;
+	r = kernel->dump_links(v->k, &v->links, &v->n_links);
+	if (r < 0)
+		return r;
+	v->links_valid = true;
+	v->rules_valid = false;
+	v->addrs_valid = false;
+	return 0;
+}
+
+int view_load_record(struct ibh_view *v)
+{
+	char why[96];
+	int r;
+
+	if (v->record_loaded)
+		return 0;
+	record_clear(&v->record);
+	r = record_load(v->record_path, &v->record, why, sizeof(why));
+	if (r == -EINVAL) {
+		/* never guess from a damaged record: treat it as absent, which adopts nothing foreign */
+		if (!v->record_damage_said)
+			log_warning("'%s' %s: damaged, read as absent", v->record_path, why);
+		/* once per run, also when a failed write makes it read again */
+		v->record_damage_said = true;
+		record_clear(&v->record);
+		r = 0;
+	}
+	if (r < 0)
+		return r;
+	v->record_loaded = true;
+	free(v->record_file);
+	/* NULL when absent: the first save writes the file, which says the record exists */
+	v->record_file = v->record.present ? record_text(&v->record) : NULL;
+	return 0;
+}
+
+/* a record that says what the file already says is not written again (a repair re-adds) */
+int view_save_record(struct ibh_view *v)
+{
+	char *text = record_text(&v->record);
+	int r;
+
+	if (!text)
+		return -ENOMEM;
+	if (v->record_file && strcmp(text, v->record_file) == 0) {
+		free(text);
+		return 0;
+	}
+	r = record_write(v->record_path, text);
+	free(v->record_file);
+	v->record_file = NULL;
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	v->record_file = text;
+	v->record.present = true;
+	return r;
+}
+
+static int load_rules(struct ibh_view *v)
+{
+	int r;
+
+	if (v->rules_valid)
+		return 0;
+	free(v->rules);
+	v->rules = NULL;
+	r = kernel->dump_rules(v->k, &v->rules, &v->n_rules, &v->rule_protocol);
+	if (r < 0)
+		return r;
+	v->rules_valid = true;
+	return 0;
+}
+
+int view_load_addrs(struct ibh_view *v)
+{
+	int r;
+
+	if (v->addrs_valid)
+		return 0;
+	free(v->addrs);
+	v->addrs = NULL;
+	r = kernel->dump_addrs(v->k, 0, &v->addrs, &v->n_addrs);
+	if (r < 0)
+		return r;
+	v->addrs_valid = true;
+	return 0;
+}
+
+/* links asked for one by one: one question per link and pass (engine_invalidate) */
+static void remember_link(struct ibh_view *v, int ifindex, int r, const struct ibh_link *link)
+{
+	if ((r != 0 && r != -ENODEV) || v->n_asked == sizeof(v->asked) / sizeof(v->asked[0]))
+		return;
+	v->asked[v->n_asked].ifindex = ifindex;
+	v->asked[v->n_asked].r = r;
+	v->asked[v->n_asked].link = r == 0 ? *link : (struct ibh_link){ .ifindex = ifindex };
+	v->n_asked++;
+}
+
+int view_link_by_index(struct ibh_view *v, int ifindex, struct ibh_link *ret)
+{
+	int r;
+
+	if (v->links_valid) {
+		for (size_t i = 0; i < v->n_links; i++)
+			if (v->links[i].ifindex == ifindex) {
+				*ret = v->links[i];
+				return 0;
+			}
+		return -ENODEV;
+	}
+	for (size_t i = 0; i < v->n_asked; i++)
+		if (v->asked[i].ifindex == ifindex) {
+			*ret = v->asked[i].link;
+			return v->asked[i].r;
+		}
+	r = kernel->get_link_by_index(v->k, ifindex, ret);
+	remember_link(v, ifindex, r, ret);
+	return r;
+}
+
+int view_link_by_name(struct ibh_view *v, const char *name, struct ibh_link *ret)
+{
+	int r;
+
+	if (v->links_valid) {
+		for (size_t i = 0; i < v->n_links; i++)
+			if (strcmp(v->links[i].name, name) == 0) {
+				*ret = v->links[i];
+				return 0;
+			}
+		return -ENODEV;
+	}
+	for (size_t i = 0; i < v->n_asked; i++)
+		if (v->asked[i].r == 0 && strcmp(v->asked[i].link.name, name) == 0) {
+			*ret = v->asked[i].link;
+			return 0;
+		}
+	r = kernel->get_link(v->k, name, ret);
+	if (r == 0)
+		remember_link(v, ret->ifindex, r, ret);
+	return r;
+}
+
+/* another managed link that exists and has table t: [Tables] made them collide */
+static void find_table_sharer(struct ibh_view *v, const struct ibh_link *link, uint32_t t,
+			      char *ret, size_t size)
+{
+	const struct ibh_config *c = v->config;
+	struct ibh_link other;
+
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (c->tables[i].table == t && strcmp(c->tables[i].ifname, link->name) != 0 &&
+		    view_link_by_name(v, c->tables[i].ifname, &other) == 0 &&
+		    link_is_managed(c, &other)) {
+			snprintf(ret, size, "%s", other.name);
+			return;
+		}
+	if (t > c->table_base && t - c->table_base <= INT32_MAX &&
+	    (int)(t - c->table_base) != link->ifindex &&
+	    view_link_by_index(v, (int)(t - c->table_base), &other) == 0 &&
+	    link_is_managed(c, &other) && config_table_of(c, other.name) == 0)
+		snprintf(ret, size, "%s", other.name);
+}
+
+/*
+ * A record entry is a leftover when no current interface and configuration
+ * wants it: its link is gone, renamed or no longer matched, its table or
+ * priority changed, IPv6 was switched off, MainRoute= went back to keep.
+ */
+void view_mark_leftovers(struct ibh_view *v)
+{
+	const struct ibh_config *c = v->config;
+
+	for (size_t i = 0; i < v->record.n; i++) {
+		struct ibh_rec *rec = &v->record.recs[i];
+		struct ibh_link l;
+		uint8_t family =
+			rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
+
+		char sharer[IF_NAMESIZE] = "";
+
+		rec->leftover = true;
+		if (view_link_by_index(v, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0)
+			continue;
+		/*
+		 * The record keeps speaking for a link that left the match: if it
+		 * comes back, an object that merely looks like ib-hook's is not
+		 * adopted (adoption is for what 0.1.0 installed).
+		 */
+		if (rec->kind == IBH_REC_LINK) {
+			rec->leftover = false;
+			continue;
+		}
+		if (!link_is_managed(c, &l))
+			continue;
+		/* a [Tables] collision refuses the link: what works stays until it is fixed */
+		find_table_sharer(v, &l, config_table(c, l.name, l.ifindex), sharer,
+				  sizeof(sharer));
+		if (sharer[0]) {
+			rec->leftover = false;
+			continue;
+		}
+		if (family == AF_INET6 && !c->ipv6)
+			continue;
+		switch (rec->kind) {
+		case IBH_REC_RULE:
+			rec->leftover = rec->rule.table != config_table(c, l.name, l.ifindex) ||
+					rec->rule.priority != c->priority;
+			break;
+		case IBH_REC_ROUTE:
+			rec->leftover = rec->route.table != config_table(c, l.name, l.ifindex);
+			break;
+		case IBH_REC_MAIN:
+			rec->leftover = c->main_route != IBH_MAIN_DELETE;
+			break;
+		case IBH_REC_LINK:
+			rec->leftover = false;
+			break;
+		}
+	}
+}
+
+/* an address inside prefix that is none of the link's own: what the kernel routes by it */
+static void probe_address(const struct ibh_observed *o, const struct ibh_ip *prefix,
+			  struct ibh_ip *ret)
+{
+	unsigned int bits = prefix->family == AF_INET ? 32 : 128;
+
+	*ret = *prefix;
+	ret->len = (uint8_t)bits;
+	for (unsigned int k = 1; k <= 2 && prefix->len + 2u <= bits; k++) {
+		bool local = false;
+
+		ret->a[bits / 8 - 1] = (uint8_t)((prefix->a[bits / 8 - 1]) | k);
+		for (size_t i = 0; i < o->n_addrs; i++)
+			local |= ip_same_address(&o->addrs[i].ip, ret);
+		if (!local)
+			return;
+	}
+}
+
+static int push_main_route(struct ibh_observed *o, const struct ibh_route *rt)
+{
+	struct ibh_route *m = realloc(o->main_routes, (o->n_main_routes + 1) * sizeof(*m));
+
+	if (!m)
+		return -ENOMEM;
+	o->main_routes = m;
+	m[o->n_main_routes++] = *rt;
+	return 0;
+}
+
+/* main's route for prefix through oif, if it is there: one lookup, not a dump of main */
+int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct ibh_ip *prefix,
+		       int oif)
+{
+	struct ibh_route rt;
+	struct ibh_ip probe;
+	int r;
+
+	probe_address(o, prefix, &probe);
+	r = kernel->fib_match(v->k, &probe, oif, &rt);
+	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
+		return 0;
+	if (r < 0)
+		return r;
+	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
+		return 0;
+	return push_main_route(o, &rt);
+}
+
+int observe_rules(struct ibh_view *v, struct ibh_observed *o)
+{
+	int r = load_rules(v);
+
+	if (r < 0)
+		return r;
+	o->rules = malloc((v->n_rules ? v->n_rules : 1) * sizeof(*o->rules));
+	if (!o->rules)
+		return -ENOMEM;
+	if (v->n_rules)
+		memcpy(o->rules, v->rules, v->n_rules * sizeof(*o->rules));
+	o->n_rules = v->n_rules;
+	o->rule_protocol = v->rule_protocol;
+	return 0;
+}
+
+static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
+{
+	const struct ibh_config *c = v->config;
+	int r = view_load_addrs(v);
+
+	if (r < 0)
+		return r;
+	o->addrs = calloc(v->n_addrs ? v->n_addrs : 1, sizeof(*o->addrs));
+	o->taken = calloc(v->n_addrs ? v->n_addrs : 1, sizeof(*o->taken));
+	if (!o->addrs || !o->taken)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n_addrs; i++) {
+		const struct ibh_addr_entry *a = &v->addrs[i];
+
+		if (a->ifindex != link->ifindex)
+			continue;
+		o->addrs[o->n_addrs++] = a->addr;
+		if (!plan_address_managed(c, &a->addr.ip))
+			continue;
+		/* the same address on two managed links: the lower index serves it, stably */
+		for (size_t j = 0; j < v->n_addrs; j++) {
+			struct ibh_link other;
+
+			if (v->addrs[j].ifindex >= link->ifindex ||
+			    !ip_same_address(&v->addrs[j].addr.ip, &a->addr.ip) ||
+			    view_link_by_index(v, v->addrs[j].ifindex, &other) < 0 ||
+			    !link_is_managed(c, &other))
+				continue;
+			o->taken[o->n_taken++] = a->addr.ip;
+			log_warning("%s: address %s is also on '%s', whose table serves it",
+				    link->name, ip_to_string(&a->addr.ip, (char[64]){}, 64, false),
+				    other.name);
+			break;
+		}
+	}
+	return 0;
+}
+
+int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action action, bool status,
+	    struct ibh_observed *o)
+{
+	const struct ibh_config *c = v->config;
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->link = *link;
+	o->table = config_table(c, link->name, link->ifindex);
+	if (o->table)
+		find_table_sharer(v, link, o->table, o->table_shared_with,
+				  sizeof(o->table_shared_with));
+	r = view_load_record(v);
+	if (r < 0)
+		goto cleanup;
+	view_mark_leftovers(v);
+	o->record = &v->record;
+	r = observe_addrs(v, link, o);
+	if (r < 0)
+		goto cleanup;
+	r = observe_rules(v, o);
+	if (r < 0)
+		goto cleanup;
+	if (o->table) {
+		r = kernel->dump_table(v->k, o->table, 0, &o->routes, &o->n_routes);
+		if (r < 0)
+			goto cleanup;
+	}
+	for (size_t i = 0; i < o->n_routes; i++) {
+		struct ibh_route *rt = &o->routes[i];
+		struct ibh_link other;
+
+		if (rt->oif > 0 && view_link_by_index(v, rt->oif, &other) == 0)
+			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
+	}
+	if (status || c->main_route == IBH_MAIN_DELETE || action == IBH_ACTION_REMOVE) {
+		for (size_t i = 0; i < o->n_addrs; i++) {
+			struct ibh_ip prefix;
+
+			if (!plan_address_managed(c, &o->addrs[i].ip))
+				continue;
+			plan_addr_prefix(&o->addrs[i], &prefix);
+			r = observe_main_route(v, o, &prefix, link->ifindex);
+			if (r < 0)
+				goto cleanup;
+		}
+		o->main_known = true;
+	}
+	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
+		bool wanted = status || c->sysctl[k] != IBH_SYSCTL_KEEP;
+
+		o->sysctl[k] = wanted ? kernel->sysctl_read(link->name, (enum ibh_sysctl)k)
+				      : IBH_SYSCTL_UNKNOWN;
+		o->sysctl_all[k] = status ? kernel->sysctl_read("all", (enum ibh_sysctl)k)
+					  : IBH_SYSCTL_UNKNOWN;
+		if (o->sysctl[k] < 0)
+			o->sysctl[k] = IBH_SYSCTL_UNKNOWN;
+		if (o->sysctl_all[k] < 0)
+			o->sysctl_all[k] = IBH_SYSCTL_UNKNOWN;
+	}
+	/* --status names the RDMA port of the link */
+	if (status && select_rdma_port(link->ifindex))
+		o->rdma = *select_rdma_port(link->ifindex);
+	if (link->type == ARPHRD_INFINIBAND &&
+	    (status || c->ipoib_mode != IBH_IPOIB_KEEP || c->ipoib_mtu)) {
+		char val[64];
+
+		if (kernel->netdev_read(link->name, "mode", val, sizeof(val)) == 0)
+			o->ipoib_mode = strcmp(val, "connected") == 0  ? IBH_IPOIB_CONNECTED
+					: strcmp(val, "datagram") == 0 ? IBH_IPOIB_DATAGRAM
+								       : IBH_IPOIB_KEEP;
+		if (kernel->netdev_read(link->name, "mtu", val, sizeof(val)) == 0)
+			o->mtu = (uint32_t)strtoul(val, NULL, 10);
+	}
+	r = 0;
+cleanup:
+	if (r < 0)
+		observed_clear(o);
+	return r;
+}
+
+/* the kernel as it is now: what this pass read of rules, addresses and links is old */
+void view_forget_kernel(struct ibh_view *v)
+{
+	v->rules_valid = false;
+	v->addrs_valid = false;
+	v->links_valid = false;
+	v->n_asked = 0;
+}
+
+/* the record holds something installed for that name, or that link under another name */
+bool view_record_names(struct ibh_view *v, const char *ifname, int ifindex)
+{
+	if (view_load_record(v) < 0)
+		return true; /* let the leftovers' pass say what is wrong */
+	for (size_t i = 0; i < v->record.n; i++)
+		if (strcmp(v->record.recs[i].ifname, ifname) == 0 ||
+		    (ifindex > 0 && v->record.recs[i].ifindex == ifindex))
+			return true;
+	return false;
+}
+
+/*
+ * What the leftovers' plan looks at: every rule, main's routes that ib-hook
+ * deleted, and each table that holds a leftover route, whole
+ */
+int observe_leftovers(struct ibh_view *v, struct ibh_observed *o)
+{
+	int r;
+
+	o->record = &v->record;
+	r = observe_rules(v, o);
+	for (size_t i = 0; r >= 0 && i < v->record.n; i++) {
+		const struct ibh_rec *rec = &v->record.recs[i];
+		bool seen = false;
+
+		if (!rec->leftover || rec->kind == IBH_REC_RULE || rec->kind == IBH_REC_LINK)
+			continue;
+		if (rec->kind == IBH_REC_MAIN) {
+			r = observe_main_route(v, o, &rec->route.dst, rec->route.oif);
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			seen |= v->record.recs[j].leftover &&
+				v->record.recs[j].kind == IBH_REC_ROUTE &&
+				v->record.recs[j].route.table == rec->route.table;
+		if (!seen) {
+			struct ibh_route *t = NULL, *all;
+			size_t n_t = 0;
+
+			r = kernel->dump_table(v->k, rec->route.table, 0, &t, &n_t);
+			if (r < 0)
+				break;
+			all = realloc(o->routes, (o->n_routes + n_t + 1) * sizeof(*all));
+			if (!all) {
+				free(t);
+				r = -ENOMEM;
+				break;
+			}
+			if (n_t)
+				memcpy(all + o->n_routes, t, n_t * sizeof(*t));
+			o->routes = all;
+			o->n_routes += n_t;
+			free(t);
+		}
+	}
+	o->main_known = true;
+	return r;
+}

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/fib_rules.h>
+#include <linux/rtnetlink.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "fake-kernel.h"
+
+struct fake_kernel fake;
+
+static struct ibh_ip ip(const char *cidr)
+{
+	struct ibh_ip a;
+
+	assert_int_equal(ip_from_record(cidr, &a, strchr(cidr, '/') != NULL), 0);
+	return a;
+}
+
+static bool prefix_holds(const struct ibh_ip *prefix, const struct ibh_ip *a)
+{
+	struct ibh_ip x = *a, p;
+
+	x.len = prefix->len;
+	ip_prefix(&p, &x);
+	return p.family == prefix->family && ip_equal(&p, prefix);
+}
+
+static const struct ibh_link *link_of(int ifindex)
+{
+	for (size_t i = 0; i < fake.n_links; i++)
+		if (fake.links[i].ifindex == ifindex)
+			return &fake.links[i];
+	return NULL;
+}
+
+static int fake_open(struct ibh_kernel **ret)
+{
+	*ret = (struct ibh_kernel *)&fake;
+	return 0;
+}
+
+static void fake_close(struct ibh_kernel *k)
+{
+	(void)k;
+}
+
+static uint32_t fake_port(const struct ibh_kernel *k)
+{
+	(void)k;
+	return 4242;
+}
+
+static int fake_netns_id(struct ibh_kernel *k, char *buf, size_t size)
+{
+	(void)k;
+	snprintf(buf, size, "netns-fake");
+	return 0;
+}
+
+static int fake_get_link(struct ibh_kernel *k, const char *name, struct ibh_link *ret)
+{
+	(void)k;
+	for (size_t i = 0; i < fake.n_links; i++)
+		if (strcmp(fake.links[i].name, name) == 0) {
+			*ret = fake.links[i];
+			return 0;
+		}
+	return -ENODEV;
+}
+
+static int fake_get_link_by_index(struct ibh_kernel *k, int ifindex, struct ibh_link *ret)
+{
+	const struct ibh_link *l = link_of(ifindex);
+
+	(void)k;
+	if (!l)
+		return -ENODEV;
+	*ret = *l;
+	return 0;
+}
+
+static int copy_out(const void *items, size_t n, size_t size, void *ret, size_t *n_ret)
+{
+	void *copy = calloc(n ? n : 1, size);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, items, n * size);
+	*(void **)ret = copy;
+	*n_ret = n;
+	return 0;
+}
+
+static int fake_dump_links(struct ibh_kernel *k, struct ibh_link **ret, size_t *n_ret)
+{
+	(void)k;
+	return copy_out(fake.links, fake.n_links, sizeof(*fake.links), ret, n_ret);
+}
+
+static int fake_dump_addrs(struct ibh_kernel *k, int ifindex, struct ibh_addr_entry **ret,
+			   size_t *n_ret)
+{
+	(void)k;
+	assert_int_equal(ifindex, 0);
+	return copy_out(fake.addrs, fake.n_addrs, sizeof(*fake.addrs), ret, n_ret);
+}
+
+static int fake_dump_rules(struct ibh_kernel *k, struct ibh_rule **ret, size_t *n_ret,
+			   bool *ret_protocol)
+{
+	(void)k;
+	*ret_protocol = true;
+	return copy_out(fake.rules, fake.n_rules, sizeof(*fake.rules), ret, n_ret);
+}
+
+static int fake_dump_table(struct ibh_kernel *k, uint32_t table, int oif, struct ibh_route **ret,
+			   size_t *n_ret)
+{
+	struct ibh_route t[128];
+	size_t n = 0;
+
+	(void)k;
+	for (size_t i = 0; i < fake.n_routes; i++)
+		if (fake.routes[i].table == table && (!oif || fake.routes[i].oif == oif))
+			t[n++] = fake.routes[i];
+	return copy_out(t, n, sizeof(*t), ret, n_ret);
+}
+
+/* main's most specific route to dst through oif: what RTM_F_FIB_MATCH answers here */
+static int fake_fib_match(struct ibh_kernel *k, const struct ibh_ip *dst, int oif,
+			  struct ibh_route *ret)
+{
+	const struct ibh_route *best = NULL;
+
+	(void)k;
+	for (size_t i = 0; i < fake.n_routes; i++) {
+		const struct ibh_route *r = &fake.routes[i];
+
+		if (r->table == RT_TABLE_MAIN && r->oif == oif && prefix_holds(&r->dst, dst) &&
+		    (!best || r->dst.len > best->dst.len))
+			best = r;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret = *best;
+	return 0;
+}
+
+static int before(enum fake_call call)
+{
+	int n = (int)fake.calls[call]++;
+
+	return fake.before ? fake.before(call, n) : 0;
+}
+
+static bool address_present(const struct ibh_ip *a)
+{
+	for (size_t i = 0; i < fake.n_addrs; i++)
+		if (ip_same_address(&fake.addrs[i].addr.ip, a))
+			return true;
+	return false;
+}
+
+static int fake_route_add(struct ibh_kernel *k, const struct ibh_route *r)
+{
+	const struct ibh_link *l = link_of(r->oif);
+	struct ibh_route add = *r;
+	int e = before(FAKE_ROUTE_ADD);
+
+	(void)k;
+	if (e < 0)
+		return e;
+	if (!l)
+		return -ENODEV;
+	if (!l->up)
+		return -ENETDOWN;
+	/* fib_create_info: a preferred source no link has */
+	if (r->src.family && !address_present(&r->src))
+		return -EINVAL;
+	memset(add.oif_name, 0, sizeof(add.oif_name));
+	for (size_t i = 0; i < fake.n_routes; i++)
+		if (route_equal(&fake.routes[i], &add) || route_add_hits(&fake.routes[i], &add))
+			return -EEXIST;
+	assert_true(fake.n_routes < sizeof(fake.routes) / sizeof(fake.routes[0]));
+	fake.routes[fake.n_routes++] = add;
+	return 1;
+}
+
+static int fake_route_del(struct ibh_kernel *k, const struct ibh_route *r)
+{
+	int e = before(FAKE_ROUTE_DEL);
+
+	(void)k;
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < fake.n_routes; i++) {
+		const struct ibh_route *f = &fake.routes[i];
+
+		if (f->table == r->table && ip_equal(&f->dst, &r->dst) && f->oif == r->oif &&
+		    (!r->metric || f->metric == r->metric)) {
+			fake.routes[i] = fake.routes[--fake.n_routes];
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void rule_describe(struct ibh_rule *r)
+{
+	char a[64];
+
+	snprintf(r->desc, sizeof(r->desc), "from %s lookup %u priority %u proto %u",
+		 ip_to_string(&r->src, a, sizeof(a), false), r->table, r->priority, r->protocol);
+}
+
+/* in priority order, after the rules of the same priority, as the kernel inserts */
+static void rule_insert(const struct ibh_rule *r)
+{
+	size_t at = fake.n_rules;
+
+	assert_true(fake.n_rules < sizeof(fake.rules) / sizeof(fake.rules[0]));
+	while (at > 0 && fake.rules[at - 1].priority > r->priority)
+		at--;
+	memmove(&fake.rules[at + 1], &fake.rules[at], (fake.n_rules - at) * sizeof(*r));
+	fake.rules[at] = *r;
+	fake.n_rules++;
+}
+
+static int fake_rule_add(struct ibh_kernel *k, const struct ibh_rule *r)
+{
+	struct ibh_rule add;
+	int e = before(FAKE_RULE_ADD);
+
+	(void)k;
+	if (e < 0)
+		return e;
+	rule_wanted(&r->src, r->table, r->priority, &add);
+	rule_describe(&add);
+	for (size_t i = 0; i < fake.n_rules; i++)
+		if (rule_equal(&fake.rules[i], &add) || rule_add_hits(&fake.rules[i], &add, true))
+			return -EEXIST;
+	rule_insert(&add);
+	return 1;
+}
+
+static int fake_rule_del(struct ibh_kernel *k, const struct ibh_rule *r)
+{
+	int e = before(FAKE_RULE_DEL);
+
+	(void)k;
+	if (e < 0)
+		return e;
+	for (size_t i = 0; i < fake.n_rules; i++) {
+		const struct ibh_rule *f = &fake.rules[i];
+
+		if (f->src.family == r->src.family && ip_equal(&f->src, &r->src) &&
+		    f->table == r->table && f->priority == r->priority &&
+		    f->protocol == RTPROT_KERNEL) {
+			memmove(&fake.rules[i], &fake.rules[i + 1],
+				(fake.n_rules - i - 1) * sizeof(*f));
+			fake.n_rules--;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int fake_neigh_flush(struct ibh_kernel *k, int ifindex)
+{
+	(void)k;
+	return link_of(ifindex) ? 0 : -ENODEV;
+}
+
+static int fake_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
+{
+	return copy_out(fake.rdma, fake.n_rdma, sizeof(*fake.rdma), ret, n_ret);
+}
+
+static int *sysctl_slot(const char *ifname, enum ibh_sysctl key)
+{
+	for (size_t i = 0; i < fake.n_sysctl; i++)
+		if (strcmp(fake.sysctl[i].ifname, ifname) == 0)
+			return &fake.sysctl[i].value[key];
+	assert_true(fake.n_sysctl < sizeof(fake.sysctl) / sizeof(fake.sysctl[0]));
+	snprintf(fake.sysctl[fake.n_sysctl].ifname, IF_NAMESIZE, "%s", ifname);
+	return &fake.sysctl[fake.n_sysctl++].value[key];
+}
+
+static int fake_sysctl_read(const char *ifname, enum ibh_sysctl key)
+{
+	return *sysctl_slot(ifname, key);
+}
+
+static int fake_sysctl_write(const char *ifname, enum ibh_sysctl key, int value)
+{
+	*sysctl_slot(ifname, key) = value;
+	return 0;
+}
+
+static int fake_netdev_read(const char *ifname, const char *attr, char *buf, size_t size)
+{
+	(void)ifname, (void)attr, (void)buf, (void)size;
+	return -ENOENT;
+}
+
+static int fake_netdev_write(const char *ifname, const char *attr, const char *value)
+{
+	(void)ifname, (void)attr, (void)value;
+	return -ENOENT;
+}
+
+static bool fake_netdev_exists(const char *ifname, const char *attr)
+{
+	(void)ifname, (void)attr;
+	return false;
+}
+
+static struct ibh_kernel_ops fake_ops = {
+	.open = fake_open,
+	.close = fake_close,
+	.port = fake_port,
+	.netns_id = fake_netns_id,
+	.get_link = fake_get_link,
+	.get_link_by_index = fake_get_link_by_index,
+	.dump_links = fake_dump_links,
+	.dump_addrs = fake_dump_addrs,
+	.dump_rules = fake_dump_rules,
+	.dump_table = fake_dump_table,
+	.fib_match = fake_fib_match,
+	.route_add = fake_route_add,
+	.route_del = fake_route_del,
+	.rule_add = fake_rule_add,
+	.rule_del = fake_rule_del,
+	.neigh_flush = fake_neigh_flush,
+	.rdma_ports = fake_rdma_ports,
+	.sysctl_read = fake_sysctl_read,
+	.sysctl_write = fake_sysctl_write,
+	.netdev_read = fake_netdev_read,
+	.netdev_write = fake_netdev_write,
+	.netdev_exists = fake_netdev_exists,
+};
+
+void fake_begin(void)
+{
+	memset(&fake, 0, sizeof(fake));
+	snprintf(fake.state_dir, sizeof(fake.state_dir), "/tmp/ibh-fake.XXXXXX");
+	assert_non_null(mkdtemp(fake.state_dir));
+	fake_ops.state_dir = fake.state_dir;
+	kernel = &fake_ops;
+}
+
+void fake_end(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
+	unlink(path);
+	rmdir(fake.state_dir);
+	kernel = &kernel_linux;
+}
+
+void fake_link(const char *name, int ifindex, bool up)
+{
+	struct ibh_link *l = &fake.links[fake.n_links++];
+
+	snprintf(l->name, sizeof(l->name), "%s", name);
+	l->ifindex = ifindex;
+	l->type = 32; /* ARPHRD_INFINIBAND */
+	l->up = up;
+}
+
+void fake_addr(int ifindex, const char *cidr)
+{
+	struct ibh_addr_entry *e = &fake.addrs[fake.n_addrs++];
+	struct ibh_route *r = &fake.routes[fake.n_routes++];
+
+	e->ifindex = ifindex;
+	e->addr.ip = ip(cidr);
+	memset(r, 0, sizeof(*r));
+	ip_prefix(&r->dst, &e->addr.ip);
+	r->oif = ifindex;
+	r->table = RT_TABLE_MAIN;
+	r->protocol = RTPROT_KERNEL;
+	r->type = RTN_UNICAST;
+	if (e->addr.ip.family == AF_INET) {
+		r->src = e->addr.ip;
+		r->src.len = 32;
+		r->scope = RT_SCOPE_LINK;
+	} else {
+		r->metric = 256;
+	}
+}
+
+void fake_addr_del(int ifindex, const char *cidr)
+{
+	struct ibh_ip a = ip(cidr), p;
+
+	ip_prefix(&p, &a);
+	for (size_t i = 0; i < fake.n_addrs; i++)
+		if (fake.addrs[i].ifindex == ifindex && ip_equal(&fake.addrs[i].addr.ip, &a))
+			fake.addrs[i--] = fake.addrs[--fake.n_addrs];
+	/* the kernel takes the prefix route with the address, and routes by it as source */
+	for (size_t i = 0; i < fake.n_routes; i++)
+		if ((fake.routes[i].table == RT_TABLE_MAIN && ip_equal(&fake.routes[i].dst, &p) &&
+		     fake.routes[i].oif == ifindex) ||
+		    (fake.routes[i].src.family && ip_same_address(&fake.routes[i].src, &a)))
+			fake.routes[i--] = fake.routes[--fake.n_routes];
+}
+
+void fake_link_del(int ifindex)
+{
+	for (size_t i = 0; i < fake.n_links; i++)
+		if (fake.links[i].ifindex == ifindex)
+			fake.links[i--] = fake.links[--fake.n_links];
+	for (size_t i = 0; i < fake.n_addrs; i++)
+		if (fake.addrs[i].ifindex == ifindex)
+			fake.addrs[i--] = fake.addrs[--fake.n_addrs];
+	for (size_t i = 0; i < fake.n_routes; i++)
+		if (fake.routes[i].oif == ifindex)
+			fake.routes[i--] = fake.routes[--fake.n_routes];
+}
+
+void fake_rule(const char *src, unsigned int table, unsigned int priority, unsigned char protocol)
+{
+	struct ibh_rule r;
+
+	rule_wanted((const struct ibh_ip[]){ ip(src) }, table, priority, &r);
+	r.protocol = protocol;
+	rule_describe(&r);
+	rule_insert(&r);
+}
+
+void fake_route(unsigned int table, const char *dst, int ifindex, unsigned int metric,
+		unsigned char protocol)
+{
+	struct ibh_route *r = &fake.routes[fake.n_routes++];
+
+	memset(r, 0, sizeof(*r));
+	r->dst = ip(dst);
+	r->oif = ifindex;
+	r->table = table;
+	r->metric = metric;
+	r->protocol = protocol;
+	r->type = RTN_UNICAST;
+}
+
+size_t fake_rules_from(const char *src, unsigned int table, unsigned int priority)
+{
+	struct ibh_ip a = ip(src);
+	size_t n = 0;
+
+	for (size_t i = 0; i < fake.n_rules; i++)
+		n += ip_same_address(&fake.rules[i].src, &a) && fake.rules[i].table == table &&
+		     fake.rules[i].priority == priority;
+	return n;
+}
+
+size_t fake_routes_to(unsigned int table, const char *dst)
+{
+	struct ibh_ip a = ip(dst);
+	size_t n = 0;
+
+	for (size_t i = 0; i < fake.n_routes; i++)
+		n += ip_equal(&fake.routes[i].dst, &a) && fake.routes[i].table == table;
+	return n;
+}
+
+const char *fake_record(void)
+{
+	static char text[8192];
+	char path[128];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
+	text[0] = '\0';
+	f = fopen(path, "r");
+	if (!f)
+		return text;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	return text;
+}
+
+void fake_write_record(const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The engine's decisions against a stand-in kernel (fake-kernel.c), without
+ * root: leftovers, the write-ahead record and what a crash leaves, a link
+ * that vanishes mid-run, EEXIST from a foreign object, and the retry after
+ * the world moved under an add.
+ */
+#include <errno.h>
+#include <linux/rtnetlink.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+#include "engine.h"
+#include "fake-kernel.h"
+#include "log.h"
+#include "select.h"
+
+#define MEMSERVER "[Match]\nName=ib0 ib1\n"
+#define HEADER	  "# ib-hook record 1: what ib-hook installed in this network namespace\n"
+
+static struct ibh_config config;
+
+/* memserver34: ib0 (index 3) and ib1 (index 4) in 172.16.0.0/16, tables 1003 and 1004 */
+static int setup(void **state)
+{
+	(void)state;
+	fake_begin();
+	select_forget();
+	fake_link("ib0", 3, true);
+	fake_link("ib1", 4, true);
+	fake_addr(3, "172.16.34.1/16");
+	fake_addr(4, "172.16.34.2/16");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	select_forget();
+	fake_end();
+	return 0;
+}
+
+static void configure(const char *text)
+{
+	config_defaults(&config);
+	assert_int_equal(config_parse(&config, text, strlen(text), NULL), 0);
+}
+
+/* one `ib-hook --all` (or --status, --dry-run with out) with a fresh engine */
+static enum ibh_result run_all(enum ibh_action action, enum ibh_mode mode, FILE *out)
+{
+	struct ibh_request req = { .action = action, .mode = mode, .out = out ? out : stdout };
+	struct ibh_engine *e;
+	enum ibh_result res, end;
+
+	assert_int_equal(engine_new(&config, &e), 0);
+	res = engine_run_all(e, &req);
+	end = engine_end(e, &req);
+	engine_free(e);
+	return res > end ? res : end;
+}
+
+static enum ibh_result apply(void)
+{
+	return run_all(IBH_ACTION_APPLY, IBH_MODE_CHANGE, NULL);
+}
+
+static void test_apply_and_again(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	assert_int_equal(fake_rules_from("172.16.34.2", 1004, 1000), 1);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 1);
+	assert_int_equal(fake_routes_to(1004, "172.16.0.0/16"), 1);
+	assert_non_null(strstr(fake_record(), "\nrule ib0 3 172.16.34.1/32 1003 1000\n"));
+	assert_non_null(strstr(fake_record(), "\nlink ib1 4\n"));
+	/* a second run asks the kernel for nothing */
+	memset(fake.calls, 0, sizeof(fake.calls));
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake.calls[FAKE_ROUTE_ADD] + fake.calls[FAKE_RULE_ADD] +
+				 fake.calls[FAKE_ROUTE_DEL] + fake.calls[FAKE_RULE_DEL],
+			 0);
+}
+
+/* a configuration change: what the old one installed is taken back */
+static void test_leftovers_taken_back(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	assert_int_equal(apply(), IBH_OK);
+	configure(MEMSERVER "[Routing]\nPriority=900\n[Tables]\nib0=941\n");
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
+	assert_int_equal(fake_rules_from("172.16.34.2", 1004, 1000), 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 941, 900), 1);
+	assert_int_equal(fake_rules_from("172.16.34.2", 1004, 900), 1);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 0);
+	assert_int_equal(fake_routes_to(941, "172.16.0.0/16"), 1);
+	assert_null(strstr(fake_record(), " 1000\n"));
+	assert_null(strstr(fake_record(), " 1003 "));
+}
+
+/* the record names each add before the kernel is asked for it */
+static int record_holds_rule(enum fake_call call, int n)
+{
+	if (call == FAKE_RULE_ADD && n == 0)
+		assert_non_null(strstr(fake_record(), "\nrule ib0 3 172.16.34.1/32 1003 1000\n"));
+	return 0;
+}
+
+static void test_write_ahead(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	fake.before = record_holds_rule;
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake.calls[FAKE_RULE_ADD], 2);
+}
+
+/*
+ * A crash after the record was written and before the add: the entry names
+ * a rule the kernel lacks, which the next run forgets; a rule of ib-hook's
+ * shape that the record does not name is someone else's and stays.
+ */
+static void test_crash_recovery(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	fake_write_record(HEADER "link ib0 3\nlink ib1 4\n"
+				 "rule ib0 3 172.16.34.9/32 1003 1000\n"
+				 "route ib0 3 10.9.0.0/16 3 1099 - 0 253 2 1\n");
+	fake_rule("172.16.34.8", 1003, 1000, RTPROT_KERNEL);
+	assert_int_equal(apply(), IBH_OK);
+	assert_null(strstr(fake_record(), "172.16.34.9"));
+	assert_null(strstr(fake_record(), "10.9.0.0"));
+	assert_int_equal(fake_rules_from("172.16.34.8", 1003, 1000), 1);
+	assert_int_equal(fake.calls[FAKE_RULE_DEL] + fake.calls[FAKE_ROUTE_DEL], 0);
+	assert_non_null(strstr(fake_record(), "\nrule ib0 3 172.16.34.1/32 1003 1000\n"));
+}
+
+/* ib1 is deleted while its plan runs */
+static int delete_ib1(enum fake_call call, int n)
+{
+	if (call == FAKE_ROUTE_ADD && n == 1)
+		fake_link_del(4);
+	return 0;
+}
+
+static void test_link_vanishes(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	fake.before = delete_ib1;
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	/* what was recorded ahead and never sent is gone from the record */
+	assert_null(strstr(fake_record(), "route ib1"));
+	assert_null(strstr(fake_record(), "rule ib1"));
+	fake.before = NULL;
+	assert_int_equal(apply(), IBH_OK);
+	assert_null(strstr(fake_record(), "ib1"));
+	assert_non_null(strstr(fake_record(), "\nrule ib0 3 172.16.34.1/32 1003 1000\n"));
+}
+
+/* someone adds a rule that keeps ib-hook's out (from, lookup, priority alike; tos set) */
+static int foreign_rule(enum fake_call call, int n)
+{
+	if (call == FAKE_RULE_ADD && n == 0) {
+		fake_rule("172.16.34.1", 1003, 1000, RTPROT_KERNEL);
+		fake.rules[fake.n_rules - 1].exact = false;
+		snprintf(fake.rules[fake.n_rules - 1].desc, sizeof(fake.rules[0].desc),
+			 "from 172.16.34.1 tos 0x10 lookup 1003 priority 1000 proto 2");
+	}
+	return 0;
+}
+
+static void test_eexist_foreign_rule(void **state)
+{
+	(void)state;
+	configure("[Match]\nName=ib0\n");
+	fake.before = foreign_rule;
+	assert_int_equal(apply(), IBH_FAILED);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	assert_null(strstr(fake_record(), "rule ib0"));
+	/* the table route before it was sent, and stays ib-hook's */
+	assert_non_null(strstr(fake_record(), "route ib0 3 172.16.0.0/16"));
+}
+
+/* a user's route of the same prefix, metric and device in T: IPv6 refuses ib-hook's */
+static int foreign_route6(enum fake_call call, int n)
+{
+	if (call == FAKE_ROUTE_ADD && n == 1)
+		fake_route(1003, "fd00:34::/64", 3, 1024, RTPROT_STATIC);
+	return 0;
+}
+
+static void test_eexist_foreign_route6(void **state)
+{
+	(void)state;
+	configure("[Match]\nName=ib0\n[Routing]\nIPv6=yes\n");
+	fake_addr(3, "fd00:34::1/64");
+	fake.before = foreign_route6;
+	assert_int_equal(apply(), IBH_FAILED);
+	assert_int_equal(fake_routes_to(1003, "fd00:34::/64"), 1);
+	assert_int_equal(fake.routes[fake.n_routes - 1].protocol, RTPROT_STATIC);
+	assert_null(strstr(fake_record(), "fd00:34::/64"));
+}
+
+/* the address goes between observe and the add: EINVAL, observe again, nothing failed */
+static int address_vanishes(enum fake_call call, int n)
+{
+	if (call == FAKE_ROUTE_ADD && n == 0)
+		fake_addr_del(3, "172.16.34.1/16");
+	return 0;
+}
+
+static void test_race_retry(void **state)
+{
+	(void)state;
+	configure("[Match]\nName=ib0\n");
+	fake.before = address_vanishes;
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake.calls[FAKE_ROUTE_ADD], 1);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
+	assert_null(strstr(fake_record(), "172.16.34.1"));
+}
+
+/* --status names the RDMA port observe found; report.c only prints it */
+static void test_status_rdma(void **state)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	(void)state;
+	configure(MEMSERVER);
+	fake.rdma[0] = (struct ibh_rdma_port){ .ifindex = 3, .port = 1, .dev = "mlx5_0" };
+	fake.n_rdma = 1;
+	assert_int_equal(run_all(IBH_ACTION_APPLY, IBH_MODE_STATUS, out), IBH_FAILED);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(buf, "ib0: table 1003, priority 1000, main route keep\n"
+				    "  rdma: mlx5_0 port 1\n"));
+	assert_null(strstr(buf, "rdma: mlx5_0 port 1\n  address 172.16.34.2"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_apply_and_again, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftovers_taken_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_ahead, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crash_recovery, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_link_vanishes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eexist_foreign_rule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_eexist_foreign_route6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_race_retry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_rdma, setup, teardown),
+	};
+
+	log_setup(IBH_LOG_STDERR, LOG_INFO);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
