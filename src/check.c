@@ -17,7 +17,6 @@
  * Read-only: it changes nothing, and needs no privilege where the kernel
  * lets anyone read routes and sysfs (RDMA CM needs /dev/infiniband/rdma_cm).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <net/if.h>
@@ -26,14 +25,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "cm.h"
 #include "config.h"
 #include "log.h"
-#include "netlink.h"
+#include "kernel.h"
 #include "plan.h"
 #include "report.h"
 #include "select.h"
-#include "sysctl.h"
 
 #define CM_TIMEOUT_MS 2000
 
@@ -64,17 +61,11 @@ const char *check_verdict_word(enum ibh_check_verdict v)
 	return "?";
 }
 
+/* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag */
 static int effective(const char *ifname, const char *key, bool or)
 {
-	char path[128], buf[32];
-	int x = -1, all = -1;
+	int x = kernel->conf_read(ifname, key), all = kernel->conf_read("all", key);
 
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, key);
-	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
-		x = atoi(buf);
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/all/%s", key);
-	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
-		all = atoi(buf);
 	if (x < 0 || all < 0)
 		return -1;
 	if (or)
@@ -101,67 +92,58 @@ static void gid_of(const struct ibh_ip *addr, char *buf, size_t size)
 	snprintf(buf, size, "%s", out);
 }
 
+/* a GID table's size on the kernels ib-hook knows (rxe: 1024); sysfs ends the table first */
+#define GID_TABLE_MAX 4096
+
+static int port_read(const struct ibh_check_line *l, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* the RDMA port's sysfs attribute fmt... ("gids/%d") */
+static int port_read(const struct ibh_check_line *l, char *buf, size_t size, const char *fmt, ...)
+{
+	char attr[48];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(attr, sizeof(attr), fmt, ap);
+	va_end(ap);
+	return kernel->rdma_port_read(l->rdma_dev, l->rdma_port, attr, buf, size);
+}
+
 static void rdma_facts(struct ibh_check_line *l)
 {
-	char base[160], path[256], buf[64], want[48];
-	DIR *d;
-	struct dirent *de;
+	char buf[64], want[48];
 
-	snprintf(base, sizeof(base), "/sys/class/infiniband/%s/ports/%u", l->rdma_dev,
-		 l->rdma_port);
-	snprintf(path, sizeof(path), "%s/state", base);
-	if (sysfs_read_line(path, l->state, sizeof(l->state)) < 0)
+	if (port_read(l, l->state, sizeof(l->state), "state") < 0)
 		snprintf(l->state, sizeof(l->state), "?");
-	snprintf(path, sizeof(path), "%s/link_layer", base);
-	if (sysfs_read_line(path, l->link_layer, sizeof(l->link_layer)) < 0)
+	if (port_read(l, l->link_layer, sizeof(l->link_layer), "link_layer") < 0)
 		snprintf(l->link_layer, sizeof(l->link_layer), "?");
-	snprintf(path, sizeof(path), "%s/lid", base);
-	if (sysfs_read_line(path, buf, sizeof(buf)) == 0)
+	if (port_read(l, buf, sizeof(buf), "lid") == 0)
 		l->lid = (unsigned int)strtoul(buf, NULL, 0);
 	l->gid_index = -1;
 	gid_of(&l->addr, want, sizeof(want));
-	snprintf(path, sizeof(path), "%s/gids", base);
-	d = opendir(path);
-	while (d && (de = readdir(d)) && l->gid_index < 0) {
-		char gid[64], ndev[IF_NAMESIZE + 1];
-		int i;
+	for (int i = 0; i < GID_TABLE_MAX; i++) {
+		char gid[64], ndev[IF_NAMESIZE + 1], type[24];
+		int r = port_read(l, gid, sizeof(gid), "gids/%d", i);
 
-		if (de->d_name[0] == '.')
+		if (r == -ENOENT)
+			break;
+		if (r < 0 || strcmp(gid, want) != 0)
 			continue;
-		i = atoi(de->d_name);
-		snprintf(path, sizeof(path), "%s/gids/%d", base, i);
-		if (sysfs_read_line(path, gid, sizeof(gid)) < 0 || strcmp(gid, want) != 0)
+		/* a RoCE GID belongs to the netdev it was made from */
+		if (port_read(l, ndev, sizeof(ndev), "gid_attrs/ndevs/%d", i) == 0 &&
+		    strcmp(ndev, l->ifname) != 0)
 			continue;
-		/* the GID of a RoCE port belongs to the netdev it was made from */
-		snprintf(path, sizeof(path), "%s/gid_attrs/ndevs/%d", base, i);
-		if (sysfs_read_line(path, ndev, sizeof(ndev)) == 0 && strcmp(ndev, l->ifname) != 0)
-			continue;
-		l->gid_index = i;
-		snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", base, i);
-		if (sysfs_read_line(path, l->gid_type, sizeof(l->gid_type)) < 0)
-			l->gid_type[0] = '\0';
-		/* both RoCE v1 and v2 entries exist for an address: v2 is what RDMA CM prefers */
-		if (strstr(l->gid_type, "v2") == NULL && strstr(l->gid_type, "RoCE") != NULL) {
-			char other[24];
-
-			for (int j = i + 1; j < i + 2; j++) {
-				snprintf(path, sizeof(path), "%s/gids/%d", base, j);
-				if (sysfs_read_line(path, gid, sizeof(gid)) == 0 &&
-				    strcmp(gid, want) == 0) {
-					snprintf(path, sizeof(path), "%s/gid_attrs/types/%d", base,
-						 j);
-					if (sysfs_read_line(path, other, sizeof(other)) == 0 &&
-					    strstr(other, "v2")) {
-						l->gid_index = j;
-						snprintf(l->gid_type, sizeof(l->gid_type), "%s",
-							 other);
-					}
-				}
-			}
+		if (port_read(l, type, sizeof(type), "gid_attrs/types/%d", i) < 0)
+			type[0] = '\0';
+		/* RoCE v1 and v2 entries come in pairs: RDMA CM prefers v2 */
+		if (l->gid_index < 0 || strstr(type, "v2")) {
+			l->gid_index = i;
+			snprintf(l->gid_type, sizeof(l->gid_type), "%s", type);
 		}
+		if (strstr(type, "v2") || !strstr(type, "RoCE"))
+			break;
 	}
-	if (d)
-		closedir(d);
 }
 
 static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const char *fmt, ...)
@@ -252,16 +234,16 @@ static void probe_peer(const struct ibh_addr *a, const struct ibh_addr_entry *al
 	}
 }
 
-static void gather(struct ibh_nl *n, const struct ibh_link *link, struct ibh_check_line *l)
+static void gather(struct ibh_kernel *k, const struct ibh_link *link, struct ibh_check_line *l)
 {
 	const struct ibh_rdma_port *port = select_rdma_port(link->ifindex);
 	struct ibh_route rt;
 	struct ibh_link via;
 
-	l->route_r = netlink_route_get(n, &l->peer, &l->addr, &rt);
+	l->route_r = kernel->route_get(k, &l->peer, &l->addr, &rt);
 	if (l->route_r == 0) {
 		l->route_oif = rt.oif;
-		if (rt.oif > 0 && netlink_get_link_by_index(n, rt.oif, &via) == 0)
+		if (rt.oif > 0 && kernel->get_link_by_index(k, rt.oif, &via) == 0)
 			snprintf(l->route_dev, sizeof(l->route_dev), "%s", via.name);
 	}
 	l->arp_ignore = l->arp_announce = l->arp_filter = -1;
@@ -280,7 +262,7 @@ static void gather(struct ibh_nl *n, const struct ibh_link *link, struct ibh_che
 	rdma_facts(l);
 	/* a probe address answers no ARP: RDMA CM is asked only about a real peer */
 	if (l->peer_given)
-		l->cm_r = cm_resolve(&l->addr, &l->peer, CM_TIMEOUT_MS, &l->cm);
+		l->cm_r = kernel->cm_resolve(&l->addr, &l->peer, CM_TIMEOUT_MS, &l->cm);
 }
 
 static void print_text(FILE *f, const struct ibh_check_line *l)
@@ -393,19 +375,19 @@ static bool named(const char *name, const char *const *ifnames, size_t n)
 int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_ifnames,
 	      const struct ibh_ip *peers, size_t n_peers, bool json, FILE *out)
 {
-	struct ibh_nl *n = NULL;
+	struct ibh_kernel *kn = NULL;
 	struct ibh_link *links = NULL;
 	struct ibh_addr_entry *addrs = NULL;
 	size_t n_links = 0, n_addrs = 0, checked = 0, ok = 0;
 	int r;
 
-	r = netlink_open(&n);
+	r = kernel->open(&kn);
 	if (r < 0)
 		goto cleanup;
-	r = netlink_dump_links(n, &links, &n_links);
+	r = kernel->dump_links(kn, &links, &n_links);
 	if (r < 0)
 		goto cleanup;
-	r = netlink_dump_addrs(n, 0, &addrs, &n_addrs);
+	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
 	if (r < 0)
 		goto cleanup;
 	for (size_t k = 0; k < n_ifnames; k++) {
@@ -445,7 +427,7 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 					l.peer_given = true;
 				} else
 					probe_peer(a, addrs, n_addrs, &l.peer);
-				gather(n, link, &l);
+				gather(kn, link, &l);
 				check_judge(&l);
 				if (json)
 					print_json(out, &l, checked == 0);
@@ -469,6 +451,7 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 cleanup:
 	free(links);
 	free(addrs);
-	netlink_close(n);
+	if (kn)
+		kernel->close(kn);
 	return r;
 }

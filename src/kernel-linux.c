@@ -5,8 +5,10 @@
 
 #include "build-config.h"
 #include "kernel.h"
+#include "cm.h"
 #include "netlink.h"
 #include "sysctl.h"
+#include "uevent.h"
 
 struct ibh_kernel {
 	struct ibh_nl *nl;
@@ -106,6 +108,12 @@ static int linux_neigh_flush(struct ibh_kernel *k, int ifindex)
 	return netlink_neigh_flush(k->nl, ifindex);
 }
 
+static int linux_route_get(struct ibh_kernel *k, const struct ibh_ip *dst, const struct ibh_ip *src,
+			   struct ibh_route *ret)
+{
+	return netlink_route_get(k->nl, dst, src, ret);
+}
+
 const struct ibh_kernel_ops kernel_linux = {
 	.state_dir = RUNSTATEDIR "/ib-hook",
 	.open = linux_open,
@@ -130,6 +138,12 @@ const struct ibh_kernel_ops kernel_linux = {
 	.netdev_read = netdev_attr_read,
 	.netdev_write = netdev_attr_write,
 	.netdev_exists = netdev_attr_exists,
+	.route_get = linux_route_get,
+	.conf_read = sysctl_read_name,
+	.rdma_port_read = rdma_port_attr_read,
+	.cm_resolve = cm_resolve,
+	.rdma_monitor_open = uevent_open,
+	.rdma_monitor_read = uevent_read,
 	.monitor_open = netlink_monitor_open,
 	.monitor_close = netlink_monitor_close,
 	.monitor_fd = netlink_monitor_fd,

@@ -33,6 +33,7 @@ struct ibh_events {
 };
 
 struct ibh_monitor;
+struct ibh_cm_result;
 
 struct ibh_kernel_ops {
 	/* where the record of each network namespace lives (RUNSTATEDIR/ib-hook) */
@@ -80,6 +81,22 @@ struct ibh_kernel_ops {
 	int (*netdev_read)(const char *ifname, const char *attr, char *buf, size_t size);
 	int (*netdev_write)(const char *ifname, const char *attr, const char *value);
 	bool (*netdev_exists)(const char *ifname, const char *attr);
+
+	/* --check: the route from src to dst, rules included (`ip route get DST from SRC`) */
+	int (*route_get)(struct ibh_kernel *k, const struct ibh_ip *dst, const struct ibh_ip *src,
+			 struct ibh_route *ret);
+	/* net.ipv4.conf.IFNAME.NAME for a setting ib-hook does not set (arp_filter), or -errno */
+	int (*conf_read)(const char *ifname, const char *name);
+	/* /sys/class/infiniband/DEV/ports/PORT/ATTR ("state", "gids/3"): first line, or -errno */
+	int (*rdma_port_read)(const char *dev, uint32_t port, const char *attr, char *buf,
+			      size_t size);
+	/* what RDMA CM resolves from src to dst (cm.h): -ENOSYS without librdmacm */
+	int (*cm_resolve)(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
+			  struct ibh_cm_result *ret);
+	/* RDMA devices coming and going (uevents): a non-blocking fd, or -errno */
+	int (*rdma_monitor_open)(void);
+	/* drain what is pending; *ret_changed when an RDMA device came, went or changed */
+	int (*rdma_monitor_read)(int fd, bool *ret_changed);
 
 	/* the kernel's notifications (--watch): rcvbuf bytes, 0 for the default */
 	int (*monitor_open)(int rcvbuf, struct ibh_monitor **ret);

@@ -12,7 +12,7 @@
 #include "sysctl.h"
 
 /* the file's first line, without its newline */
-int sysfs_read_line(const char *path, char *buf, size_t size)
+static int read_line(const char *path, char *buf, size_t size)
 {
 	ssize_t n;
 	int fd, r;
@@ -45,16 +45,21 @@ static int write_all(const char *path, const char *value)
 	return r;
 }
 
-int sysctl_read(const char *ifname, enum ibh_sysctl key)
+int sysctl_read_name(const char *ifname, const char *name)
 {
 	char path[128], buf[32];
 	int r;
 
-	if (!ifname_valid(ifname))
+	if (!ifname_valid(ifname) || strchr(name, '/'))
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, sysctl_name(key));
-	r = sysfs_read_line(path, buf, sizeof(buf));
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv4/conf/%s/%s", ifname, name);
+	r = read_line(path, buf, sizeof(buf));
 	return r < 0 ? r : (int)strtol(buf, NULL, 10);
+}
+
+int sysctl_read(const char *ifname, enum ibh_sysctl key)
+{
+	return sysctl_read_name(ifname, sysctl_name(key));
 }
 
 int sysctl_write(const char *ifname, enum ibh_sysctl key, int value)
@@ -75,7 +80,19 @@ int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t siz
 	if (!ifname_valid(ifname))
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname, attr);
-	return sysfs_read_line(path, buf, size);
+	return read_line(path, buf, size);
+}
+
+int rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf, size_t size)
+{
+	char path[256];
+
+	/* an RDMA device's name is one path component, as a link's */
+	if (!*dev || strchr(dev, '/') || strcmp(dev, ".") == 0 || strcmp(dev, "..") == 0 ||
+	    strstr(attr, ".."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/%s", dev, port, attr);
+	return read_line(path, buf, size);
 }
 
 int netdev_attr_write(const char *ifname, const char *attr, const char *value)

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "model.h"
 
@@ -14,5 +15,7 @@ int sysctl_write(const char *ifname, enum ibh_sysctl key, int value);
 int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t size);
 int netdev_attr_write(const char *ifname, const char *attr, const char *value);
 bool netdev_attr_exists(const char *ifname, const char *attr);
-/* a /proc or /sys file's first line without its newline, or a negative errno */
-int sysfs_read_line(const char *path, char *buf, size_t size);
+/* net.ipv4.conf.IFNAME.NAME, for a key ib-hook does not set (arp_filter) */
+int sysctl_read_name(const char *ifname, const char *name);
+/* /sys/class/infiniband/DEV/ports/PORT/ATTR: its first line without the newline */
+int rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf, size_t size);

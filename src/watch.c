@@ -24,7 +24,6 @@
 #include "log.h"
 #include "kernel.h"
 #include "select.h"
-#include "uevent.h"
 #include "watch.h"
 
 /*
@@ -282,7 +281,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	 * mlx5_core; soft-RoCE from a script) and go away on a driver reload:
 	 * their uevents make a pass over every link, as the selection follows them
 	 */
-	ufd = uevent_open();
+	ufd = kernel->rdma_monitor_open();
 	if (ufd < 0)
 		log_warning_errno(ufd, "cannot listen for RDMA devices (uevents): %m; ports "
 				       "whose RDMA device appears later are applied at their next "
@@ -332,7 +331,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		if (ufd >= 0 && fds[2].revents) {
 			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0, rdma = false;
 
-			r = uevent_read(ufd, &rdma);
+			r = kernel->rdma_monitor_read(ufd, &rdma);
 			if (r < 0) {
 				log_warning_errno(r, "reading uevents: %m; no longer listening for "
 						     "RDMA devices");
