@@ -13,18 +13,10 @@
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-tmp=
-cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-	echo "$*" >&2
-	echo "FAIL: e2e-ifupdown"
-	exit 1
-}
+. "$srcdir/.ci/lib.sh"
+step_begin e2e-ifupdown
 [ "$(id -u)" = 0 ] || fail "e2e-ifupdown needs root (mmdebstrap, systemd-nspawn)"
 
-. "$srcdir/.ci/lib.sh"
 install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux || fail "missing host prerequisites"
 
 deb=${1:-}

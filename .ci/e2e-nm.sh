@@ -13,27 +13,18 @@
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-tmp=
-cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail_all() {
-	echo "$*" >&2
-	echo "FAIL: e2e-nm-bookworm"
-	echo "FAIL: e2e-nm-trixie"
-	exit 1
-}
-[ "$(id -u)" = 0 ] || fail_all "e2e-nm needs root (mmdebstrap, systemd-nspawn)"
-
 . "$srcdir/.ci/lib.sh"
-install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux || fail_all "missing host prerequisites"
+step_begin e2e-nm-bookworm e2e-nm-trixie
+[ "$(id -u)" = 0 ] || fail "e2e-nm needs root (mmdebstrap, systemd-nspawn)"
+
+install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux || fail "missing host prerequisites"
 
 deb=${1:-}
 if [ -z "$deb" ]; then
-	tmp=$(mktemp -d /var/tmp/ib-hook-e2e-nm-build.XXXXXX) || fail_all "mktemp failed"
-	deb=$(build_deb "$srcdir" "$tmp") || fail_all "could not build the .deb"
+	tmp=$(mktemp -d /var/tmp/ib-hook-e2e-nm-build.XXXXXX) || fail "mktemp failed"
+	deb=$(build_deb "$srcdir" "$tmp") || fail "could not build the .deb"
 fi
-[ -f "$deb" ] || fail_all "no .deb: $deb"
+[ -f "$deb" ] || fail "no .deb: $deb"
 
 rc=0
 for suite in bookworm trixie; do

@@ -14,20 +14,11 @@
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-tmp=
-
-fail() {
-	echo "$*" >&2
-	echo "FAIL: e2e-networkd"
-	exit 1
-}
-cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+. "$srcdir/.ci/lib.sh"
+step_begin e2e-networkd
 
 [ "$(id -u)" = 0 ] || fail "e2e-networkd needs root (mmdebstrap, systemd-nspawn)"
 
-. "$srcdir/.ci/lib.sh"
 install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux ip:iproute2 || fail "missing host prerequisites"
 
 deb=${1:-}

@@ -15,18 +15,10 @@
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
-tmp=
-cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-	echo "$*" >&2
-	echo "FAIL: lab"
-	exit 1
-}
+. "$srcdir/.ci/lib.sh"
+step_begin lab
 [ "$(id -u)" = 0 ] || fail "lab needs root (mmdebstrap, systemd-nspawn)"
 
-. "$srcdir/.ci/lib.sh"
 install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux \
 	ssh:openssh-client ansible-playbook:ansible-core clush:clustershell pdsh:pdsh \
 	curl:curl jq:jq || fail "missing host prerequisites"

@@ -1,8 +1,25 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
-# Sourced by the CI steps that test the built package (.ci/e2e.sh,
+# Sourced by the CI steps that test the built package (.ci/e2e.sh, .ci/lab.sh,
 # .ci/e2e-nm.sh, .ci/e2e-ifupdown.sh, .ci/vm.sh). Messages go to stderr; a
 # function that fails returns non-zero and the step says FAIL its own way.
+
+# step_begin NAME...: the step's work directory $tmp (set it later; removed on
+# every exit), and fail MESSAGE, which says FAIL for each NAME and exits 1
+step_begin() {
+	step_names="$*"
+	tmp=
+	trap 'if [ -n "$tmp" ]; then rm -rf --one-file-system "$tmp"; fi' EXIT
+	trap 'exit 1' INT TERM
+}
+
+fail() {
+	echo "$*" >&2
+	for name in $step_names; do
+		echo "FAIL: $name"
+	done
+	exit 1
+}
 
 apt_install() {
 	apt-get install -y --no-install-recommends "$@" >/dev/null 2>&1 && return 0

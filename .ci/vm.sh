@@ -26,18 +26,10 @@ srcdir=$(cd "$(dirname "$0")/.." && pwd)
 started=$(date +%s)
 STEP_LIMIT=1620
 PAIR_LIMIT=540
-tmp=
-cleanup() { [ -n "$tmp" ] && rm -rf --one-file-system "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fail() {
-	echo "$*" >&2
-	echo "FAIL: vm"
-	exit 1
-}
+. "$srcdir/.ci/lib.sh"
+step_begin vm
 [ "$(id -u)" = 0 ] || fail "vm needs root (network namespace, taps, mmdebstrap)"
 
-. "$srcdir/.ci/lib.sh"
 install_missing qemu-system-x86_64:qemu-system-x86 qemu-img:qemu-utils mmdebstrap:mmdebstrap mke2fs:e2fsprogs || fail "missing host prerequisites"
 tmp=$(mktemp -d /var/tmp/ib-hook-vm-build.XXXXXX) || fail "mktemp failed"
 
