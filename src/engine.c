@@ -27,6 +27,9 @@ struct ibh_engine {
 	struct ibh_apply apply;
 	bool leftovers_done;
 	struct ibh_report *rep;
+	/* links whose main route MainRoute=delete leaves (not the kernel's), said once */
+	int main_other_said[32];
+	size_t n_main_other_said;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -119,6 +122,41 @@ static int ensure_report(struct ibh_engine *e, const struct ibh_request *req)
 	if (e->rep || req->mode == IBH_MODE_CHANGE)
 		return 0;
 	return report_new(req->out, req->json, req->mode == IBH_MODE_STATUS, &e->rep);
+}
+
+/*
+ * Under MainRoute=delete, a prefix route in main through the link that is not
+ * the kernel's own (NetworkManager's, metric 100 and up; one with the user's
+ * MTU) stays: the watcher says so once per link, other runs only with -v (a
+ * run with nothing to do is silent), and --status shows it.
+ */
+static void say_main_other(struct ibh_engine *e, const struct ibh_observed *o,
+			   const struct ibh_request *req)
+{
+	const struct ibh_config *c = e->view.config;
+	bool said = false;
+	char a[64];
+
+	for (size_t i = 0; i < e->n_main_other_said && !said; i++)
+		said = e->main_other_said[i] == o->link.ifindex;
+	for (size_t i = 0; i < o->n_addrs && !said; i++) {
+		struct ibh_ip prefix;
+
+		if (!plan_address_managed(c, &o->addrs[i].ip))
+			continue;
+		plan_addr_prefix(&o->addrs[i], &prefix);
+		if (!plan_main_route(o, &prefix) || plan_main_route_is_kernels(o, i))
+			continue;
+		log_full(req->down_removes ? LOG_NOTICE : LOG_DEBUG, 0,
+			 "%s: main's route to %s through %s is not the kernel's prefix route "
+			 "(NetworkManager's, or one with a metric or MTU of its own): "
+			 "MainRoute=delete leaves it",
+			 o->link.name, ip_to_string(&prefix, a, sizeof(a), true), o->link.name);
+		said = true;
+		if (e->n_main_other_said <
+		    sizeof(e->main_other_said) / sizeof(e->main_other_said[0]))
+			e->main_other_said[e->n_main_other_said++] = o->link.ifindex;
+	}
 }
 
 static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link *link,
@@ -219,6 +257,9 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 	}
 	log_debug("%s: ifindex %d, table %u, %zu address(es), %zu operation(s)", link->name,
 		  link->ifindex, o.table, o.n_addrs, p.n_ops);
+	if (action == IBH_ACTION_APPLY && e->view.config->main_route == IBH_MAIN_DELETE &&
+	    req->mode == IBH_MODE_CHANGE)
+		say_main_other(e, &o, req);
 	if (req->mode == IBH_MODE_DRY_RUN)
 		report_plan(e->rep, link->name, &p);
 	else if (p.n_ops) {
