@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # CI: libFuzzer targets of the config parser, the hook-environment parser,
-# the netlink parsers and the uevent parser (issues 7, 22). Builds each fuzzer with clang from fuzz/fuzz-*.c and the
-# parser it covers, runs it for FUZZ_SECONDS (default 60) on a copy of its seed
+# the netlink parsers and the uevent parser (issues 7, 22). Builds each fuzzer
+# with clang as fuzz/meson.build says (-Dfuzz=true, with ASan and UBSan), runs it for FUZZ_SECONDS (default 60) on a copy of its seed
 # corpus, and fails on any crash, sanitizer report, leak or broken invariant.
 # A failing input is kept in FUZZ_ARTIFACTS (default: a directory that is
 # printed). Prints one PASS:/FAIL: line per check. Needs apt-get only when clang
@@ -53,37 +53,32 @@ if ! probe; then
 	}
 fi
 
-cflags="-std=gnu11 -g -O1 -Wall -Wextra -Wno-unused-parameter -Wshadow -Wmissing-prototypes -Werror
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-# parser TARGET: the source file a target covers (plain C, no libnl)
-parser() {
-	case $1 in
-	config) echo "$srcdir/src/config.c" ;;
-	hookenv) echo "$srcdir/src/hookenv.c" ;;
-	netlink) echo "$srcdir/src/netlink.c $srcdir/src/record.c $srcdir/src/plan.c $srcdir/src/config.c" ;;
-	esac
-}
+# the fuzzers as fuzz/meson.build builds them (-Dfuzz=true): one list of the
+# sources each target covers, with AddressSanitizer and UBSan on top
+if ! CC="$CC" meson setup "$tmp/build" "$srcdir" -Dfuzz=true -Dtests=false -Dwerror=true \
+	-Db_sanitize=address,undefined -Dbuildtype=debug \
+	-Dc_args="-O1 -fno-sanitize-recover=all -fno-omit-frame-pointer" >"$tmp/setup.log" 2>&1; then
+	sed 's/^/# /' "$tmp/setup.log" | tail -20
+	fail fuzz-setup
+	exit 1
+fi
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 mkdir -p "$artifacts"
 for t in $targets; do
-	sources=$(parser "$t")
-	if [ -z "$sources" ] || [ ! -f "$srcdir/fuzz/fuzz-$t.c" ]; then
+	if [ ! -f "$srcdir/fuzz/fuzz-$t.c" ]; then
 		echo "# unknown fuzz target '$t'"
 		fail "fuzz-$t"
 		continue
 	fi
-	libs=
-	[ "$t" = netlink ] && libs=$(pkg-config --cflags --libs libnl-3.0)
-	# shellcheck disable=SC2086 # $cflags, $sources and $libs are word lists
-	if ! "$CC" $cflags -I"$srcdir/src" "$srcdir/fuzz/fuzz-$t.c" $sources $libs \
-		-o "$tmp/fuzz-$t" 2>"$tmp/build-$t.log"; then
-		sed 's/^/# /' "$tmp/build-$t.log"
+	if ! meson compile -C "$tmp/build" "fuzz/fuzz-$t" >"$tmp/build-$t.log" 2>&1; then
+		sed 's/^/# /' "$tmp/build-$t.log" | tail -30
 		fail "fuzz-$t-build"
 		continue
 	fi
+	cp "$tmp/build/fuzz/fuzz-$t" "$tmp/fuzz-$t"
 	pass "fuzz-$t-build"
 
 	mkdir -p "$tmp/corpus-$t"

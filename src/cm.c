@@ -10,7 +10,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -120,8 +119,8 @@ int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_m
 	ch = api.create_channel();
 	if (!ch)
 		return errno ? -errno : -ENODEV;
-	r = fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK);
-	if (r < 0 || api.create_id(ch, &id, NULL, RDMA_PS_TCP) < 0) {
+	/* no O_NONBLOCK (fcntl would need glibc 2.28's fcntl64): poll says when to read */
+	if (api.create_id(ch, &id, NULL, RDMA_PS_TCP) < 0) {
 		r = -errno;
 		goto cleanup;
 	}
