@@ -9,8 +9,8 @@
 #   Debian 13 (kernel 6.12) with NetworkManager
 #
 # The same .deb in all three. Needs root. The VM images are cached under
-# /var/cache/ib-hook-ci by tests/vm/image.sh (about 2 min each when cold); a
-# warm pair takes about 2.5-3.5 min (9.5 min for the step). Each pair is
+# /var/cache/ib-hook-ci by tests/vm/image.sh (about 1-2 min each when cold);
+# a warm pair takes about 3-4 min (10.5 min for the step). Each pair is
 # bounded to 9 min, the step to 27 min.
 #
 #   .ci/vm.sh [PATH-TO-DEB]

@@ -9,9 +9,9 @@
 #   bookworm  Debian 12, kernel 6.1:  systemd-networkd, networkd-dispatcher
 #   trixie    Debian 13, kernel 6.12: NetworkManager
 #
-# The two NICs are named ib0 and ib1, each gets soft-RoCE at boot, before
-# the network stack configures it (the stack's configuration itself is
-# written by the test). Built with mmdebstrap from the host's apt mirror
+# The two NICs are named ib0 and ib1, each gets soft-RoCE at boot after the
+# network stack gave it its address and ran its hooks (the stack's
+# configuration itself is written by the test). Built with mmdebstrap from the host's apt mirror
 # and cached under /var/cache/ib-hook-ci/ keyed by a hash of this script,
 # the mirror lines and the packages, so a second run costs nothing.
 set -eu -o pipefail
@@ -90,18 +90,62 @@ for p in 0 1; do
 	printf '[Match]\nPath=pci-0000:00:0%s.0\n[Link]\nName=ib%s\n' $((p + 3)) $p \
 		>"$root/etc/systemd/network/10-ib$p.link"
 done
-# the site's soft-RoCE: one rxe device per port, before the network stack
-# configures it
-cat >"$root/etc/systemd/system/rxe@.service" <<UNIT
+# the site's soft-RoCE, as a site that sets it up from a unit or script
+# has it: one rxe device per port, added only once the port has its address
+# and the network stack's hooks for it have run (rxe-late). On every boot the
+# stack's hooks (ib-hook's among them) thus see the address and no RDMA
+# device; a real host with mlx5_ib loading after mlx5_core configured the
+# netdev, or a script after network-online.target, races the same way.
+# /run/ci-order records the order: one "hook" line per hook run (the stack's
+# own marker hook, named to run after ib-hook's), one "rxe" line per device.
+cat >"$root/usr/local/sbin/ci-order" <<'HOOK'
+#!/bin/sh
+# the stack's hook for a port ran: is its address there, its RDMA device not?
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+p=${IFACE:-${1:-}}
+case $p in ib0 | ib1) ;; *) exit 0 ;; esac
+a=$(ip -4 -o addr show dev "$p" scope global | awk '{print $4}' | paste -sd, -)
+d=$(rdma link show 2>/dev/null | grep -w "netdev $p" | awk '{print $2}' | paste -sd, -)
+echo "$(date +%s.%N) hook $p address=${a:-none} rdma=${d:-none}" >>/run/ci-order
+[ -n "$a" ] && touch "/run/ci-hook.$p"
+exit 0
+HOOK
+cat >"$root/usr/local/sbin/rxe-late" <<'RXE'
+#!/bin/sh
+# rxe-late PORT: soft-RoCE on PORT once it has an address and the stack's
+# hooks for it ran (60 s at most for the hooks)
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+p=$1
+until ip -4 -o addr show dev "$p" scope global | grep -q .; do sleep 0.2; done
+i=0
+while [ ! -e "/run/ci-hook.$p" ] && [ $i -lt 300 ]; do
+	sleep 0.2
+	i=$((i + 1))
+done
+a=$(ip -4 -o addr show dev "$p" scope global | awk '{print $4}' | paste -sd, -)
+echo "$(date +%s.%N) rxe $p address=$a: rdma link add rxe_$p" >>/run/ci-order
+exec rdma link add "rxe_$p" type rxe netdev "$p"
+RXE
+chmod 755 "$root/usr/local/sbin/ci-order" "$root/usr/local/sbin/rxe-late"
+case $RELEASE in
+bullseye) hookdirs=etc/network/if-up.d name=zz-ci-order ;;
+bookworm) hookdirs="etc/networkd-dispatcher/routable.d etc/networkd-dispatcher/configured.d" name=zz-ci-order ;;
+trixie) hookdirs=etc/NetworkManager/dispatcher.d name=99-ci-order ;;
+esac
+for d in $hookdirs; do
+	mkdir -p "$root/$d"
+	ln -sf /usr/local/sbin/ci-order "$root/$d/$name"
+done
+cat >"$root/etc/systemd/system/rxe@.service" <<'UNIT'
 [Unit]
-Description=soft-RoCE on %i
+Description=soft-RoCE on %i, once the port has its address
 BindsTo=sys-subsystem-net-devices-%i.device
-After=sys-subsystem-net-devices-%i.device
-Before=$STACK
+After=sys-subsystem-net-devices-%i.device network-online.target
+Wants=network-online.target
 [Service]
-Type=oneshot
+Type=simple
 RemainAfterExit=yes
-ExecStart=rdma link add rxe_%i type rxe netdev %i
+ExecStart=/usr/local/sbin/rxe-late %i
 ExecStop=-rdma link delete rxe_%i
 UNIT
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"

@@ -11,8 +11,12 @@
 # The seed's two lab hosts as VMs: memserver34 (server; ib0 172.16.34.1/16,
 # ib1 172.16.34.2/16) and cpuserver16 (client; ib0 172.16.16.1/16, ib1
 # 172.16.16.2/16). Every port is a virtio-net NIC named ib0/ib1 by a .link
-# file, with soft-RoCE on it (rxe@.service, before the network stack) and
-# its address from the release's network stack. All four ports hang on one
+# file, with its address from the release's network stack and soft-RoCE on
+# it added afterwards, on every boot (image.sh's rxe@.service: once the port
+# has its address and the stack's hooks for it ran), as on a host that sets
+# up soft-RoCE from a script, or whose mlx5_ib registers after mlx5_core's
+# netdev was configured: the stack's hooks see no RDMA port, and ib-hook's
+# watcher applies the port when its RDMA device appears (a uevent). All four ports hang on one
 # bridge in a network namespace that this test creates and deletes: nothing
 # is added to the host's own namespace. The VMs have no network to the host
 # and are driven through a 9p share (tests/vm/image.sh's ci-agent).
@@ -27,14 +31,26 @@
 # never connects. (Without arp_filter both ports answer and the first reply
 # wins: the same failure, but only some of the time.)
 #
-# Checks, each a PASS:/FAIL: vm-RELEASE-CHECK line: before the package
-# exactly the address on the server's second route fails; after dpkg -i on
+# Checks, each a PASS:/FAIL: vm-RELEASE-CHECK line: on both VMs each port's
+# hooks ran with its address and without its RDMA device (rxe-after-address);
+# before the package "ib-hook --check 172.16.16.1 172.16.16.2" run from the
+# unpacked .deb on the server names the address on its second route, and
+# only it, and exits 1 (before-check-names-ADDR-VERDICT), and exactly that
+# address fails rping; after dpkg -i on
 # both VMs (no configuration) both addresses connect, again after the
 # stack's own reconnect on both VMs (ifdown ib1; ifup ib1 / systemctl
 # restart systemd-networkd / nmcli connection down ib1; nmcli connection up
 # ib1), a link bounce of the server's ib1 (the watcher, ib-hook.service,
-# restores T(ib1)) and a reboot of the server (poweroff, then a cold boot);
-# after dpkg -r no "from" rule is left. On NetworkManager, ib-hook's journal
+# restores T(ib1)) and a reboot of the server (poweroff, then a cold boot;
+# the rxe devices come late again); --check after dpkg -i is all ok, with
+# RDMA CM on each port's own rxe device; after "rdma link delete rxe_ib1"
+# ib1 is no RDMA port: not managed (no --check line, its rule taken back)
+# and, with Name=ib*, checked for routing and ARP only, which --check says;
+# after "rdma link add" again the watcher applies ib1. The kernel's uevents
+# and "rdma monitor"'s notifications meanwhile are printed. RDMA CM
+# between the server's own two ports (rping from 172.16.34.1 to 172.16.34.2,
+# arp_filter=0) fails with AcceptLocal=keep and connects with AcceptLocal=1.
+# After dpkg -r no "from" rule is left. On NetworkManager, ib-hook's journal
 # on both VMs has no line saying "failed" after the reconnect (issue 25);
 # on the other stacks such lines are only counted.
 # Exit 0 passed, 1 failed, 77 (SKIP: reason) when qemu cannot run here.
@@ -283,6 +299,27 @@ both() { # both WHEN NAME: the client reaches both server addresses
 	done
 }
 
+# order V: this boot's order of the stack's hooks and the rxe devices on VM
+# V (image.sh's /run/ci-order): for each port, a hook run that saw the
+# address and no RDMA device, before its rxe device was added
+order() {
+	local out
+	out=$(run "$1" 10 'cat /run/ci-order')
+	printf '%s\n' "$out" | awk '
+		$2 == "hook" && $4 ~ /^address=[0-9]/ && $5 == "rdma=none" && !(($3) in rxe) { hook[$3] = 1 }
+		$2 == "rxe" && (($3) in hook) { rxe[$3] = 1 }
+		END { exit !(("ib0" in rxe) && ("ib1" in rxe)) }' || {
+		printf '%s\n' "$out"
+		return 1
+	}
+	printf '%s\n' "$out"
+}
+
+# check_lines OUT ADDR: the verdicts of --check's lines from ADDR, one a line
+verdicts() {
+	printf '%s\n' "$1" | sed -n "s/^ib[01] $2 -> [0-9.]*: \([a-z-]*\).*/\1/p"
+}
+
 boot 1
 boot 2
 if wait_agent 1 1 && wait_agent 2 1; then
@@ -323,6 +360,14 @@ else
 	indent <"$work/rdma2"
 	exit 1
 fi
+for v in 1 2; do
+	if out=$(order $v); then
+		pass "rxe-after-address-vm$v"
+	else
+		fail "rxe-after-address-vm$v"
+	fi
+	printf '%s\n' "$out" | indent
+done
 
 # --- before the package: the address on the server's second route fails
 first=$(run 1 10 'ip -4 route show 172.16.0.0/16 | sed -n "1s/.* dev \([^ ]*\).*/\1/p"')
@@ -335,6 +380,29 @@ ib1) good=172.16.34.2 bad=172.16.34.1 ;;
 	;;
 esac
 note "server's first 172.16.0.0/16 route is through $first: expecting $bad to fail"
+for v in 1 2; do cp "$DEB" "$work/vm$v/share/ib-hook.deb"; done
+# --check, before the package, from the unpacked .deb: it must name $bad
+# (and only it), without rping
+out=$(run 1 60 'rm -rf /tmp/ibh && dpkg-deb -x /ci/ib-hook.deb /tmp/ibh && /tmp/ibh/usr/sbin/ib-hook --check 172.16.16.1 172.16.16.2; echo "exit $?"')
+vb=$(verdicts "$out" $bad | sort -u | paste -sd, -)
+vg=$(verdicts "$out" $good | sort -u | paste -sd, -)
+if [ "$vg" = ok ] && [ -n "$vb" ] && ! verdicts "$out" $bad | grep -qx ok &&
+	printf '%s\n' "$out" | grep -qx "exit 1"; then
+	pass "before-check-names-$bad-$vb"
+else
+	fail "before-check-names-$bad ($good: '$vg', $bad: '$vb')"
+fi
+printf '%s\n' "$out" | indent
+{
+	echo "### before: ib-hook --check from the unpacked .deb (server)"
+	echo "memserver34# ib-hook --check 172.16.16.1 172.16.16.2"
+	printf '%s\n' "$out"
+} >"$work/check-transcript"
+# RDMA CM's address resolution in --check sent an ARP request from each
+# address to each peer, out of the port RDMA CM bound (ib1 for 172.16.34.2):
+# the client learned 172.16.34.2 at ib1's MAC from it. Forgotten here, so
+# that rping shows what the client resolves by itself.
+run 2 10 'ip neigh show 172.16.34.0/24; ip neigh flush 172.16.34.0/24' | indent
 {
 	echo "### before: arp_filter=1, no ib-hook"
 	echo "memserver34# ip route show 172.16.0.0/16"
@@ -367,7 +435,6 @@ done
 
 # --- the package, no configuration, on both hosts at once
 for v in 1 2; do
-	cp "$DEB" "$work/vm$v/share/ib-hook.deb"
 	run $v 180 'dpkg -i /ci/ib-hook.deb 2>&1' >"$work/dpkg-i$v" &
 	pids_dpkg[v]=$!
 done
@@ -391,6 +458,20 @@ printf '%s\n' "$out" | indent
 	run 1 10 'ip rule show'
 } >>"$work/transcript"
 both "after dpkg -i" after-dpkg-i
+# --check after the package: every line ok, RDMA CM on the port's own rxe
+out=$(run 1 60 'ib-hook --check 172.16.16.1 172.16.16.2; echo "exit $?"')
+if printf '%s\n' "$out" | grep -qx "exit 0" && printf '%s\n' "$out" | grep -qx "4 checked: 4 ok, 0 not ok" &&
+	[ "$(printf '%s\n' "$out" | grep -cE '^(ib[01]) .*: ok .*rdma_cm rxe_\1 port 1\)$')" = 4 ]; then
+	pass "after-dpkg-i-check-ok"
+else
+	fail "after-dpkg-i-check-ok"
+fi
+printf '%s\n' "$out" | indent
+{
+	echo "### after: dpkg -i ib-hook on both hosts"
+	echo "memserver34# ib-hook --check 172.16.16.1 172.16.16.2"
+	printf '%s\n' "$out"
+} >>"$work/check-transcript"
 
 reconnect 1 >"$work/reconnect1" 2>&1 &
 r1=$!
@@ -442,18 +523,118 @@ fi
 echo "### after ip link set ib1 down; ip link set ib1 up (server)" >>"$work/transcript"
 both "after a link bounce of ib1" link-bounce
 
+# ib1's RDMA device goes (rdma link delete) and comes back, the kernel's
+# notifications recorded meanwhile: its uevents (all of them) and, where
+# iproute2 has it, "rdma monitor" (RDMA netlink, RDMA_NLDEV_CMD_MONITOR).
+# Under the default selection ib1 is then no RDMA port: not managed, so
+# --check has no line for it and the watcher takes its rule back; with
+# Name=ib* it stays managed and --check says it has no RDMA port. When the
+# device comes back the watcher applies ib1 again.
+# (rxe's unregistration waits for every process that has the device open:
+# the rping server goes first)
+out=$(run 1 90 'pkill -x rping; sleep 0.5
+rm -f /tmp/uev /tmp/rmon
+(setsid udevadm monitor --kernel >/tmp/uev 2>&1 &)
+(setsid rdma monitor >/tmp/rmon 2>&1 &)
+sleep 1
+echo "== rdma link delete rxe_ib1"
+timeout 20 rdma link delete rxe_ib1 || echo "rdma link delete: exit $?"
+for i in $(seq 1 50); do ip rule show | grep -q "from 172.16.34.2 " || break; sleep 0.2; done
+echo "== ip rule show from 172.16.34.2: $(ip rule show from 172.16.34.2 | wc -l) rules"
+echo "== ib-hook --check 172.16.16.1 172.16.16.2"
+ib-hook --check 172.16.16.1 172.16.16.2; echo "exit $?"
+mkdir -p /etc/ib-hook.conf.d
+printf "[Match]\nName=ib*\n" >/etc/ib-hook.conf.d/90-ci-name.conf
+echo "== with Name=ib*: ib-hook --check 172.16.16.1 172.16.16.2"
+ib-hook --check 172.16.16.1 172.16.16.2; echo "exit $?"
+rm -f /etc/ib-hook.conf.d/90-ci-name.conf
+echo "== rdma link add rxe_ib1 type rxe netdev ib1"
+rdma link add rxe_ib1 type rxe netdev ib1
+sleep 2
+pkill -x udevadm; pkill -f "^rdma monitor"
+echo "== uevents"; cat /tmp/uev
+echo "== rdma monitor"; cat /tmp/rmon')
+printf '%s\n' "$out" | indent
+del=$(printf '%s\n' "$out" | sed -n '/^== ib-hook --check/,/^exit/p')
+named=$(printf '%s\n' "$out" | sed -n '/^== with Name=ib\*/,/^exit/p')
+if printf '%s\n' "$out" | grep -q "^== ip rule show from 172.16.34.2: 0 rules" &&
+	! printf '%s\n' "$del" | grep -q "^ib1 " && printf '%s\n' "$del" | grep -qx "2 checked: 2 ok, 0 not ok"; then
+	pass "rxe-delete-ib1-unmanaged"
+else
+	fail "rxe-delete-ib1-unmanaged"
+fi
+if [ "$(printf '%s\n' "$named" | grep -c "^ib1 172.16.34.2 -> .*no RDMA port: routing and ARP only)$")" = 2 ]; then
+	pass "rxe-delete-name-check-says-no-rdma-port"
+else
+	fail "rxe-delete-name-check-says-no-rdma-port"
+fi
+{
+	echo "### after rdma link delete rxe_ib1 (server)"
+	printf '%s\n' "$out" | sed -n '/^== ib-hook --check/,/^exit/p; /^== with Name/,/^exit/p'
+} >>"$work/check-transcript"
+printf '%s\n' "$out" | sed -n '/^== uevents/,$p' >"$work/notifications"
+if ready 1 >/dev/null && settled 1 >/dev/null; then
+	pass "rxe-add-ib1-applied"
+else
+	fail "rxe-add-ib1-applied"
+fi
+
 # A clean shutdown and a cold boot of a new qemu: after qemu's warm reset
 # (systemctl reboot) TCG sometimes spends 60-100 s in the kernel's early boot.
 run 1 10 '(sleep 1; systemctl poweroff) >/dev/null 2>&1 &' >/dev/null
 if timeout 120 tail --pid="${pids[0]}" -f /dev/null 2>/dev/null && boot 1 &&
 	wait_agent 1 2 && ready 1 >/dev/null && settled 1 >"$work/status"; then
 	pass "server-reboot"
+	if out=$(order 1); then
+		pass "reboot-rxe-after-address"
+	else
+		fail "reboot-rxe-after-address"
+	fi
+	printf '%s\n' "$out" | indent
 	echo "### after a reboot of the server" >>"$work/transcript"
 	both "after a reboot of the server" reboot
 else
 	fail "server-reboot"
 	indent <"$work/status"
 fi
+
+# RDMA CM between the server's own two ports (rdma-core's librdmacm docs
+# recommend accept_local=1 for it): rping from 172.16.34.1 to 172.16.34.2,
+# with ib-hook's default (AcceptLocal=keep: the kernel's 0) and with
+# AcceptLocal=1, without the site's arp_filter=1 (with it, it fails either
+# way: ib1's arp_filter drops the ARP request from 172.16.34.1, whose route
+# back is local, not through ib1). As measured on 5.10, 6.1 and 6.12: ib1
+# answers ib0's ARP request (source 172.16.34.1, a local address) only with
+# accept_local=1.
+loop() { # one attempt; prints the settings, rping's outcome, the neighbour
+	run 1 40 "ip neigh flush dev ib0; ip neigh flush dev ib1
+sysctl net.ipv4.conf.all.arp_filter net.ipv4.conf.all.accept_local net.ipv4.conf.ib0.accept_local net.ipv4.conf.ib1.accept_local | sed 's/net.ipv4.conf.//; s/ //g' | paste -sd' ' -
+pkill -x rping; sleep 0.5
+(setsid rping -s -P -a 172.16.34.2 -p 7175 >/dev/null 2>&1 &); sleep 1
+timeout 15 stdbuf -oL rping -c -I 172.16.34.1 -a 172.16.34.2 -p 7175 -C 3 -v >/tmp/loop 2>&1; rc=\$?
+grep -v '^ping data: rdma-ping-1' /tmp/loop; echo \"exit \$rc\"
+ip neigh show 172.16.34.2
+pkill -x rping; exit \$rc"
+}
+: >"$work/loopback"
+run 1 10 'sysctl -qw net.ipv4.conf.all.arp_filter=0' >/dev/null
+for al in keep 1; do
+	[ $al = keep ] ||
+		run 1 30 'mkdir -p /etc/ib-hook.conf.d; printf "[Sysctl]\nAcceptLocal=1\n" >/etc/ib-hook.conf.d/90-ci-accept-local.conf; ib-hook --all' | indent
+	out=$(loop)
+	rc=$?
+	[ $rc = 0 ] && res=connects || res="fails (exit $rc)"
+	echo "AcceptLocal=$al, arp_filter=0: $res" >>"$work/loopback"
+	if [ $al = keep ] && [ $rc != 0 ]; then
+		pass "loopback-acceptlocal-keep-fails"
+	elif [ $al = 1 ] && [ $rc = 0 ]; then
+		pass "loopback-acceptlocal-1-connects"
+	else
+		fail "loopback-acceptlocal-$al ($res)"
+	fi
+	printf '%s\n' "$out" | indent
+done
+run 1 10 'rm -f /etc/ib-hook.conf.d/90-ci-accept-local.conf; sysctl -qw net.ipv4.conf.all.arp_filter=1' >/dev/null
 
 # both VMs at once
 run 1 60 'dpkg -r ib-hook' >"$work/dpkg-r1" 2>&1 &
@@ -473,6 +654,12 @@ done
 
 note "transcript:"
 indent <"$work/transcript"
+note "--check transcript:"
+indent <"$work/check-transcript"
+note "loopback between the server's ports ($(run 1 10 'uname -r')):"
+indent <"$work/loopback"
+note "notifications when rxe_ib1 was deleted and added again ($(run 1 10 'uname -r')):"
+indent <"$work/notifications"
 [ -n "${VM_TRANSCRIPT:-}" ] && cp "$work/transcript" "$VM_TRANSCRIPT"
 note "$(($(date +%s) - start)) s in all"
 exit $failed
