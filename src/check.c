@@ -116,6 +116,10 @@ static void rdma_facts(struct ibh_check_line *l)
 
 	if (port_read(l, l->state, sizeof(l->state), "state") < 0)
 		snprintf(l->state, sizeof(l->state), "?");
+	/* sysfs says "4: ACTIVE": the name is what counts, and what is shown */
+	if (strstr(l->state, ": "))
+		memmove(l->state, strstr(l->state, ": ") + 2,
+			strlen(strstr(l->state, ": ") + 2) + 1);
 	if (port_read(l, l->link_layer, sizeof(l->link_layer), "link_layer") < 0)
 		snprintf(l->link_layer, sizeof(l->link_layer), "?");
 	if (port_read(l, buf, sizeof(buf), "lid") == 0)
@@ -195,7 +199,7 @@ void check_judge(struct ibh_check_line *l)
 	if (l->rdma) {
 		bool roce = strcmp(l->link_layer, "Ethernet") == 0;
 
-		if (!strstr(l->state, "ACTIVE"))
+		if (strcmp(l->state, "ACTIVE") != 0)
 			because(l, IBH_CHECK_PORT_DOWN, "%s port %u is %s", l->rdma_dev,
 				l->rdma_port, l->state);
 		else if (roce && l->gid_index < 0)
@@ -205,7 +209,12 @@ void check_judge(struct ibh_check_line *l)
 			because(l, IBH_CHECK_NO_LID, "%s port %u has no LID", l->rdma_dev,
 				l->rdma_port);
 	}
-	if (l->cm_r == 0 && (strcmp(l->cm.dev, l->rdma_dev) != 0 || l->cm.port != l->rdma_port))
+	if (l->cm_r == 0 && !l->rdma)
+		because(l, IBH_CHECK_WRONG_PORT,
+			"RDMA CM chose %s port %u, but %s has no RDMA port", l->cm.dev, l->cm.port,
+			l->ifname);
+	else if (l->cm_r == 0 &&
+		 (strcmp(l->cm.dev, l->rdma_dev) != 0 || l->cm.port != l->rdma_port))
 		because(l, IBH_CHECK_WRONG_PORT, "RDMA CM chose %s port %u, not %s port %u",
 			l->cm.dev, l->cm.port, l->rdma_dev[0] ? l->rdma_dev : "?", l->rdma_port);
 	else if (l->cm_r < 0 && !cm_not_asked(l->cm_r))
@@ -254,13 +263,21 @@ static void gather(struct ibh_kernel *k, const struct ibh_link *link, struct ibh
 	}
 	l->cm_r = 1;
 	l->gid_index = -1;
-	if (!port)
+	/*
+	 * No RDMA port here, on a host that has some (its RDMA device went away,
+	 * a port matched by Name=): RDMA CM is asked anyway, so that an address
+	 * RDMA cannot use is not called ok. A probe address answers no ARP: RDMA
+	 * CM is asked only about a real peer.
+	 */
+	if (!port) {
+		if (l->peer_given && select_rdma_any())
+			l->cm_r = kernel->cm_resolve(&l->addr, &l->peer, CM_TIMEOUT_MS, &l->cm);
 		return;
+	}
 	l->rdma = true;
 	snprintf(l->rdma_dev, sizeof(l->rdma_dev), "%s", port->dev);
 	l->rdma_port = port->port;
 	rdma_facts(l);
-	/* a probe address answers no ARP: RDMA CM is asked only about a real peer */
 	if (l->peer_given)
 		l->cm_r = kernel->cm_resolve(&l->addr, &l->peer, CM_TIMEOUT_MS, &l->cm);
 }
@@ -293,6 +310,8 @@ static void print_text(FILE *f, const struct ibh_check_line *l)
 				fprintf(f, ", no gid");
 		} else
 			fprintf(f, ", lid %u", l->lid);
+	}
+	if (l->rdma || l->cm_r != 1) {
 		if (l->cm_r == 0)
 			fprintf(f, "; rdma_cm %s port %u", l->cm.dev, l->cm.port);
 		else if (l->cm_r == -ENOSYS)

@@ -51,6 +51,15 @@ bool select_rdma_decides(int error, const struct ibh_rdma_port *ports, size_t n_
 	return true;
 }
 
+bool select_rdma_any(void)
+{
+	rdma_ask();
+	for (size_t i = 0; rdma.error == 0 && i < rdma.n_ports; i++)
+		if (rdma.ports[i].ifindex)
+			return true;
+	return false;
+}
+
 void select_forget(void)
 {
 	free(rdma.ports);

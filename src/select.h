@@ -21,5 +21,7 @@ const struct ibh_rdma_port *select_rdma_port(int ifindex);
  * then sysfs is asked
  */
 bool select_rdma_decides(int error, const struct ibh_rdma_port *ports, size_t n_ports);
+/* this network namespace has an RDMA port with a netdev */
+bool select_rdma_any(void);
 /* ask the kernel again next time (--watch: ports come and go) */
 void select_forget(void);

@@ -32,7 +32,7 @@ static struct ibh_check_line good(void)
 		.rdma = true,
 		.rdma_dev = "rxe_ib1",
 		.rdma_port = 1,
-		.state = "4: ACTIVE",
+		.state = "ACTIVE",
 		.link_layer = "Ethernet",
 		.gid_index = 1,
 		.gid_type = "RoCE v2",
@@ -81,9 +81,12 @@ static void test_rdma_port(void **state)
 {
 	struct ibh_check_line l = good();
 
-	snprintf(l.state, sizeof(l.state), "1: DOWN");
+	snprintf(l.state, sizeof(l.state), "DOWN");
 	assert_int_equal(judge(&l), IBH_CHECK_PORT_DOWN);
-	assert_string_equal(l.why, "rxe_ib1 port 1 is 1: DOWN");
+	assert_string_equal(l.why, "rxe_ib1 port 1 is DOWN");
+	/* not yet active: no connection either */
+	snprintf(l.state, sizeof(l.state), "ACTIVE_DEFER");
+	assert_int_equal(judge(&l), IBH_CHECK_PORT_DOWN);
 	l = good();
 	l.gid_index = -1;
 	assert_int_equal(judge(&l), IBH_CHECK_NO_GID);
@@ -101,6 +104,16 @@ static void test_rdma_port(void **state)
 static void test_rdma_cm(void **state)
 {
 	struct ibh_check_line l = good();
+
+	/* its RDMA device went away (Name= keeps it managed): RDMA CM answers elsewhere */
+	l.rdma = false;
+	l.rdma_dev[0] = '\0';
+	snprintf(l.cm.dev, sizeof(l.cm.dev), "rxe_ib0");
+	assert_int_equal(judge(&l), IBH_CHECK_WRONG_PORT);
+	assert_string_equal(l.why, "RDMA CM chose rxe_ib0 port 1, but ib1 has no RDMA port");
+	l.cm_r = -ENODEV;
+	assert_int_equal(judge(&l), IBH_CHECK_UNRESOLVED);
+	l = good();
 
 	snprintf(l.cm.dev, sizeof(l.cm.dev), "rxe_ib0");
 	assert_int_equal(judge(&l), IBH_CHECK_WRONG_PORT);
