@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What ib-hook observes of the kernel and what it plans to change: plain data
- * shared by observe, plan (plan.c) and apply (engine.c).
+ * shared by observe (observe.c), plan (plan.c) and apply (apply.c).
  */
 #pragma once
 

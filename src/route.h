@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A route: every field ib-hook sets, compares, records and prints is known
- * here and nowhere else (its netlink form: netlink.c).
+ * here and nowhere else, its netlink message included (netlink.c only sends
+ * and dumps).
  */
 #pragma once
 
