@@ -4,7 +4,7 @@
 # release-deb.sh OUTDIR [SRCDIR]: build the release .deb, the one package for
 # every Debian from 10 and every Ubuntu from 18.04, in a Debian 11
 # (bullseye) root: the oldest Debian the mirror has, so that the package
-# depends on bullseye's libc6 and libnl symbols (libc6 >= 2.22 today), not
+# depends on bullseye's libc6 and libnl symbols (libc6 >= 2.17 today), not
 # on the build host's. The unit tests run in the build, as an unprivileged
 # user. Prints the path of the .deb in OUTDIR.
 #
