@@ -47,7 +47,7 @@ command -v ping >/dev/null || unable "needs ping (apt-get install iputils-ping)"
 
 IB_HOOK=${IB_HOOK:-$top/build/src/ib-hook}
 [ -x "$IB_HOOK" ] ||
-	unable "no ib-hook binary at $IB_HOOK: build it first (meson setup build && meson compile -C build)"
+	unable "no ib-hook binary at $IB_HOOK: build it first (meson setup build && ninja -C build)"
 
 # In hook mode the binary reads only SYSCONFDIR/ib-hook.conf, so the demo's
 # configuration is mounted there, in a mount namespace of the hook's own.
