@@ -41,6 +41,14 @@ def prose(text):
         yield n, re.sub(r"`[^`]*`", "", line)
 
 
+def links(text):
+    """(line, target) of every link in the prose; a link's text may span lines"""
+    kept = list(prose(text))
+    joined = "\n".join(line for _, line in kept)
+    for m in LINK.finditer(joined):
+        yield kept[joined.count("\n", 0, m.start(1))][0], m.group(1)
+
+
 def slug(heading):
     """GitHub's anchor for a heading: lower case, punctuation dropped, blanks to '-'"""
     s = heading.strip().lower()
@@ -86,24 +94,21 @@ def main():
         rel = os.path.relpath(page, root)
         bad = []
         count = 0
-        for n, line in prose(open(page, encoding="utf-8").read()):
-            for target in LINK.findall(line):
-                if re.match(r"^[a-z][a-z0-9+.-]*:", target):
-                    continue
-                count += 1
-                path, _, anchor = target.partition("#")
-                dest = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
-                if not dest.startswith(root + os.sep) or not os.path.exists(dest):
-                    bad.append(f"{rel}:{n}: {target}: no such file")
-                elif anchor and (not dest.endswith(".md") or anchor not in anchors_of(dest)):
-                    bad.append(f"{rel}:{n}: {target}: no heading '#{anchor}' there")
+        for n, target in links(open(page, encoding="utf-8").read()):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                continue
+            count += 1
+            path, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+            if not dest.startswith(root + os.sep) or not os.path.exists(dest):
+                bad.append(f"{rel}:{n}: {target}: no such file")
+            elif anchor and (not dest.endswith(".md") or anchor not in anchors_of(dest)):
+                bad.append(f"{rel}:{n}: {target}: no heading '#{anchor}' there")
         results.append((not bad and count > 0, f"{rel}: {count} relative links resolve", bad))
 
     readme_text = open(readme, encoding="utf-8").read()
     linked = {
-        os.path.normpath(os.path.join(root, t.partition("#")[0]))
-        for _, line in prose(readme_text)
-        for t in LINK.findall(line)
+        os.path.normpath(os.path.join(root, t.partition("#")[0])) for _, t in links(readme_text)
     }
     orphans = [os.path.relpath(p, root) for p in pages[1:] if p not in linked]
     results.append((not orphans, "every page of doc/ is linked from README.md",
