@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# CI: the README's "Running a lab" recipes run for real (issue 24): the
+# CI: the recipes of doc/lab.md run for real (issue 24): the
 # Ansible playbook, the clush and pdsh lines, the NHC check and the
 # node_exporter textfile timer against three booted Debian 12 hosts reached
 # over SSH (tests/lab/lab.sh). Needs root. The hosts' root is cached under

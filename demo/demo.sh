@@ -226,7 +226,7 @@ note "The reply comes in on ib1, where rp_filter drops it: the route back to 172
 show cpuserver16 ip neigh show 172.16.34.2
 ping_from memserver34 -I 172.16.34.2 -c 1 -W 1 172.16.16.1
 before=$?
-note "Sent through ib0, answered to ib1, dropped. RDMA CM fails the same way (RDMA_CM_EVENT_REJECTED)."
+note "Sent through ib0, answered to ib1, dropped. An RDMA connection to 172.16.34.2 never completes (rping hangs; doc/proof.md)."
 
 heading "networkd-dispatcher runs ib-hook as each port becomes routable"
 printf '[Match]\nName=ib0 ib1 ibs5f0 ibs5f1\n' >"$tmp/ib-hook.conf"

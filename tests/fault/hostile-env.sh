@@ -3,7 +3,7 @@
 # The dispatcher environment only chooses an interface and an action: ib-hook
 # runs no program (a PATH full of booby-trapped ip, sysctl, sh... is never
 # used), and an IFACE with shell syntax, a path or an absurd length is only a
-# name that no link has (exit 0, nothing changed). README "Security".
+# name that no link has (exit 0, nothing changed). doc/how-it-works.md, "Security and failure modes".
 . "$(dirname "$0")/../lib.sh"
 t_require
 

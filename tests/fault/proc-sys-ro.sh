@@ -3,7 +3,7 @@
 # /proc/sys is read-only (containers mount it so): setting arp_ignore and
 # arp_announce fails with one warning each on stderr, routing is still applied
 # and the exit code is 0: routing is what keeps the port reachable, and a
-# failed hook would abort `ifup` (README "Security and failure modes").
+# failed hook would abort `ifup` (doc/how-it-works.md, "Security and failure modes").
 # --status reports the sysctls it could not set as drift.
 # Once /proc/sys is writable again, the next apply sets them.
 # The read-only bind of /proc/sys lives in the private mount namespace of one

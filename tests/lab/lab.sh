@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The README's "Running a lab" recipes, run for real (issue 24): three booted
+# The recipes of doc/lab.md, run for real (issue 24): three booted
 # Debian 12 hosts node01..node03, reached over SSH from a control side, get
-# ib-hook from the README's Ansible playbook; the README's clush and pdsh
+# ib-hook from the page's Ansible playbook; the page's clush and pdsh
 # lines, its LBNL NHC check and its node_exporter textfile timer then run
 # against them, before and after a port drifts on node03.
 #
@@ -29,7 +29,7 @@ DEB=${1:?usage: lab.sh PATH-TO-DEB}
 TIME_LIMIT=${LAB_TIME_LIMIT:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-README=$top/README.md
+page=$top/doc/lab.md
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "must run as root"
@@ -47,16 +47,16 @@ fail() { FAILS=$((FAILS + 1)); echo "FAIL: lab: $*"; }
 diag() { sed 's/^/#   /'; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d${REASON:+: $REASON}"; fi; REASON=; }
 
-# snippet NAME: the fenced block after <!-- lab-test: NAME --> in the README
+# snippet NAME: the fenced block after <!-- lab-test: NAME --> in doc/lab.md
 snippet() {
 	awk -v m="<!-- lab-test: $1 -->" '
 		$0 == m { f = 1; next }
 		f && !g && /^```/ { g = 1; next }
 		g && /^```$/ { exit }
-		g { print }' "$README"
+		g { print }' "$page"
 }
 for s in playbook ports clush pdsh nhc metric textfile-service textfile-timer; do
-	[ -n "$(snippet "$s")" ] || { echo "FAIL: lab: README.md has no '$s' snippet"; exit 1; }
+	[ -n "$(snippet "$s")" ] || { echo "FAIL: lab: doc/lab.md has no '$s' snippet"; exit 1; }
 done
 
 # shellcheck source=tests/e2e/container.sh
@@ -104,7 +104,7 @@ exec 3>&1
 trap 'fail "interrupted" >&3; exit 1' INT
 trap 'fail "time limit of ${TIME_LIMIT}s exceeded" >&3; exit 1' TERM
 
-echo "# the README's lab recipes against three booted bookworm hosts"
+echo "# the lab recipes of doc/lab.md against three booted bookworm hosts"
 TAR=$("$top/tests/e2e/root.sh" lab bookworm) || {
 	[ $? = 77 ] && skip "no Debian mirror configured"
 	fail "building the bookworm root of kind lab"
@@ -257,7 +257,7 @@ want=$(snippet playbook | sed -n '/content: |/,/notify:/p' | sed '1d;$d' | sed '
 for h in $HOSTS; do
 	got=$(on "$h" cat /etc/ib-hook.conf.d/50-lab.conf 2>&1)
 	REASON="'$(echo "$got" | tr '\n' '|')'"
-	check "$h: the drop-in /etc/ib-hook.conf.d/50-lab.conf is the README's" test "$got" = "$want"
+	check "$h: the drop-in /etc/ib-hook.conf.d/50-lab.conf is the recipe's" test "$got" = "$want"
 done
 hcount=$(grep -c '^RUNNING HANDLER \[reload ib-hook\]' "$W/play-1.log")
 REASON="$hcount RUNNING HANDLER lines"
@@ -293,7 +293,7 @@ check "playbook, second run: changed=0 on every host (idempotent)" second_recap
 REASON="the handler ran"
 check "playbook, second run: the handler did not run" sh -c '! grep -q "^RUNNING HANDLER" "$1"' sh "$W/play-2.log"
 
-# --- node_exporter's textfile collector, fed by the README's timer
+# --- node_exporter's textfile collector, fed by the recipe's timer
 for h in $HOSTS; do
 	snippet metric >"$W/ib-hook-textfile"
 	snippet textfile-service >"$W/ib-hook-textfile.service"
@@ -361,17 +361,17 @@ check "playbook with drift: node03 failed, node01 and node02 passed" \
 	test "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)" = 0:0:1
 got=$(sed -n '/^fatal: \[node03\]/,/^}/p' "$W/play-3.log")
 REASON="$(echo "$got" | tr '\n' '|')"
-check "playbook with drift: node03 fails with the README's message \"$msg\"" \
+check "playbook with drift: node03 fails with the playbook's message \"$msg\"" \
 	sh -c 'printf "%s\n" "$1" | grep -qF "\"msg\": \"$2\""' sh "$got" "$msg"
 grep -E '^(fatal|failed)' "$W/play-3.log" | diag
 
 # --- the fleet line: clush -b and pdsh | dshbak -c
 fleet() { snippet "$1" | sed "s/node\[01-40\]/node[01-03]/"; }
-# the remote command of both lines is the README's per-host line
+# the remote command of both lines is the recipe's per-host line
 for s in clush pdsh; do
 	remote=$(fleet $s | bash -c 'f() { printf "%s\n" "${@: -1}"; }; eval "f $(sed "s/ | dshbak -c\$//")"')
 	REASON="'$remote'"
-	check "README: the $s line runs the per-host line on each host" test "$remote" = "$(snippet ports)"
+	check "doc/lab.md: the $s line runs the per-host line on each host" test "$remote" = "$(snippet ports)"
 done
 clush_out=$(control bash -c "$(fleet clush)" 2>&1)
 echo "$clush_out" | diag

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# README "Running a lab": the per-host status line, the LBNL NHC check and
-# the node_exporter textfile metric, taken from README.md as written, run
+# doc/lab.md, "Running a lab": the per-host status line, the LBNL NHC check
+# and the node_exporter textfile metric, taken from the page as written, run
 # against real `ib-hook --status --json` output of memserver34 never
 # applied, applied, with a port down, with leftovers, and with no port.
 . "$(dirname "$0")/common.sh"
 t_require jq
 
-readme=$IB_HOOK_SOURCE_ROOT/README.md
-# snippet NAME: the ```sh block after <!-- lab-test: NAME --> in the README
+readme=$IB_HOOK_SOURCE_ROOT/doc/lab.md
+# snippet NAME: the ```sh block after <!-- lab-test: NAME --> in doc/lab.md
 snippet() {
 	awk -v m="<!-- lab-test: $1 -->" '
 		$0 == m { f = 1; next }
@@ -17,7 +17,7 @@ snippet() {
 		g { print }' "$readme"
 }
 for s in ports nhc metric; do
-	[ -n "$(snippet "$s")" ] || { not_ok "README.md has the '$s' snippet"; done_testing; }
+	[ -n "$(snippet "$s")" ] || { not_ok "doc/lab.md has the '$s' snippet"; done_testing; }
 done
 
 memserver34 mem

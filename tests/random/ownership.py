@@ -468,7 +468,7 @@ def main():
             ip("link", "set", "p" + p, "up", check=True)
             ip("addr", "add", V4[p] + "/16", "dev", p, check=True)
             ip("-6", "addr", "add", V6[p] + "/64", "dev", p, "nodad", check=True)
-        # ib-hook speaks for the ports before the first foreign object appears (see README: Ownership)
+        # ib-hook speaks for the ports before the first foreign object appears (see doc/how-it-works.md: Ownership)
         step_apply_all()
         if WATCH:
             global watcher

@@ -121,7 +121,7 @@ trap 'echo "FAIL: vm-$RELEASE-time-limit (interrupted, or over ${TIME_LIMIT}s)";
 ) 2>/dev/null &
 watchdog=$!
 
-# TCG: this host's /dev/kvm is a software one, slower than TCG (README)
+# TCG: this host's /dev/kvm is a software one, slower than TCG (doc/proof.md)
 timeout 20 qemu-system-x86_64 -machine q35,accel=tcg -display none -S -nodefaults \
 	-monitor none -serial none -daemonize -pidfile "$work/probe.pid" 2>"$work/probe.err" ||
 	skip "qemu cannot run here: $(head -n 1 "$work/probe.err")"
