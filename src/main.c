@@ -76,8 +76,9 @@ struct cli {
 	int verbose;
 	/* NetworkManager's ENTRY INTERFACE ACTION */
 	const char *nm_iface, *nm_action;
-	/* a hook run: which dispatcher family it came from */
+	/* a hook run: which dispatcher family it came from, and the link it names */
 	enum ibh_hook_family hook_family;
+	char hook_link[IF_NAMESIZE];
 };
 
 /* the end of a run before it began (--help, --version, a usage error): its exit code */
@@ -245,6 +246,10 @@ static bool from_hook_env(struct cli *cli, int *exit_code)
 	/* IFACE alone is a replay by hand: an explicit --remove still counts */
 	if (!(cli->req.action == IBH_ACTION_REMOVE && hook.family == IBH_HOOK_BY_HAND))
 		cli->req.action = hook.action;
+	if (hook.iface == hook.link) {
+		snprintf(cli->hook_link, sizeof(cli->hook_link), "%s", hook.link);
+		hook.iface = cli->hook_link;
+	}
 	cli->ifaces[cli->n_ifaces++] = hook.iface;
 	return true;
 }

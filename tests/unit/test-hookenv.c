@@ -165,6 +165,53 @@ static void test_networkmanager_native(void **state)
 	assert_int_equal(h.action, IBH_ACTION_REMOVE);
 }
 
+/* ifupdown's alias stanza `iface ib1:0 inet static`: IFACE and LOGICAL are ib1:0 */
+static void test_ifupdown_alias(void **state)
+{
+	struct ibh_hook_env env = {
+		.iface = "ib1:0", .mode = "start", .phase = "post-up", .addrfam = "inet"
+	};
+	struct ibh_hook h;
+
+	(void)state;
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	assert_int_equal(h.family, IBH_HOOK_IFUPDOWN);
+	/* ifdown ib1:0 takes the alias's address, ib1 stays: its rules follow its addresses */
+	env.mode = "stop";
+	env.phase = "post-down";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	/* the phases that do nothing still do nothing */
+	env.phase = "pre-down";
+	env.mode = "start";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	/* NetworkManager's bridge and a replay by hand name the alias the same way */
+	env = (struct ibh_hook_env){ .iface = "ibs5f1:svc",
+				     .mode = "start",
+				     .phase = "post-up",
+				     .addrfam = "inet",
+				     .method = "NetworkManager" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ibs5f1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	assert_int_equal(hookenv_parse(&(struct ibh_hook_env){ .iface = "ib0:1" }, &h), 0);
+	assert_string_equal(h.iface, "ib0");
+	/* nothing before the colon, or too long a name, or lo's alias: nobody's link */
+	env = (struct ibh_hook_env){ .iface = ":0", .mode = "start", .phase = "post-up" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	env.iface = "abcdefghijklmnop:0";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	env.iface = "lo:1";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+}
+
 static void test_no_iface(void **state)
 {
 	struct ibh_hook_env env = { .state = "routable" };
@@ -230,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_ifupdown),
 		cmocka_unit_test(test_networkmanager),
 		cmocka_unit_test(test_networkmanager_native),
+		cmocka_unit_test(test_ifupdown_alias),
 		cmocka_unit_test(test_no_iface),
 		cmocka_unit_test(test_family_table),
 		cmocka_unit_test(test_read_environment),
