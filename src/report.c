@@ -133,15 +133,27 @@ static bool has_rule(const struct ibh_config *c, const struct ibh_observed *o,
 	return false;
 }
 
-/* what the main table holds for o->addrs[i]'s prefix through the link */
-static const char *main_route_state(const struct ibh_observed *o, size_t i)
+/*
+ * What the main table holds for o->addrs[i]'s prefix through the link: one
+ * route per prefix, the kernel's for the prefix's first address (a second
+ * address in the prefix, such as a service address, shares it)
+ */
+static const char *main_route_state(const struct ibh_config *c, const struct ibh_observed *o,
+				    size_t i)
 {
 	struct ibh_ip prefix;
 
 	plan_addr_prefix(&o->addrs[i], &prefix);
 	if (!plan_main_route(o, &prefix))
 		return "absent";
-	return plan_main_route_is_kernels(o, i) ? "present" : "other";
+	return plan_main_route_is_kernels(o, plan_prefix_first(c, o, i)) ? "present" : "other";
+}
+
+/* T's route for o->addrs[i]'s prefix, the one apply leaves: its first address's */
+static const char *table_route_state(const struct ibh_config *c, const struct ibh_observed *o,
+				     size_t i)
+{
+	return plan_table_route_present(o, plan_prefix_first(c, o, i)) ? "ok" : "missing";
 }
 
 /* a sysctl the configuration sets that conf/all overrides: the kernel uses the larger */
@@ -212,9 +224,8 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		plan_addr_prefix(&o->addrs[i], &prefix);
 		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s\n",
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
-			ip_to_string(&prefix, b, sizeof(b), true),
-			plan_table_route_present(o, i) ? "ok" : "missing",
-			main_state(c, main_route_state(o, i)));
+			ip_to_string(&prefix, b, sizeof(b), true), table_route_state(c, o, i),
+			main_state(c, main_route_state(c, o, i)));
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
@@ -300,8 +311,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true));
 		fprintf(f, ",\"prefix\":\"%s\",\"rule\":\"%s\",\"table_route\":\"%s\"",
 			ip_to_string(&prefix, a, sizeof(a), true), rule_state(c, o, i),
-			plan_table_route_present(o, i) ? "ok" : "missing");
-		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(o, i));
+			table_route_state(c, o, i));
+		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(c, o, i));
 		first = false;
 	}
 	fprintf(f, "],\"sysctl\":{");
