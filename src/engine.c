@@ -637,3 +637,8 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	return finish_run(e, req, res,
 			  r == 0 && link_is_managed(e->view.config, &link) ? &link : NULL, false);
 }
+
+const char *engine_record_path(const struct ibh_engine *e)
+{
+	return e->view.record_path;
+}
