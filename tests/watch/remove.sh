@@ -4,30 +4,8 @@
 # managed port as apply leaves it, so it puts back what --remove deleted.
 # --remove says so, with the watcher's pid and the command that stops it; a
 # watcher of another namespace, or one that has ended, is not named.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
 t_require
-
-W_PID=
-stop_watcher() {
-	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null
-	W_PID=
-}
-trap 'stop_watcher; t_cleanup' EXIT
-
-# eventually DESCRIPTION CMD...: CMD succeeds within 3 s
-eventually() {
-	local d=$1 i
-	shift
-	for i in $(seq 60); do
-		if "$@" >/dev/null 2>&1; then
-			ok "$d (${i}x50 ms)"
-			return
-		fi
-		sleep 0.05
-	done
-	not_ok "$d"
-	sed 's/^/#  watcher: /' "$T_DIR/watch.log" | tail -n 20
-}
 
 port_host w ib0 172.16.34.1/16 ib1 172.16.34.2/16
 port_host other ib0 172.16.35.1/16
@@ -36,8 +14,7 @@ m=$(ns w)
 t1=$(table_of w ib1)
 has_rule() { ip -n "$1" rule | grep -q "from $2 lookup"; }
 
-ip netns exec "$m" "$IB_HOOK" --config "$T_DIR/w.conf" --watch >"$T_DIR/watch.log" 2>&1 &
-W_PID=$!
+start_watcher w "$T_DIR/w.conf"
 eventually "the watcher applies at start" has_rule "$m" 172.16.34.2
 
 expect_rc "--remove --iface ib1 with the watcher running" 0 \
@@ -62,8 +39,7 @@ check "  and names no watcher" sh -c "! grep -q watcher '$T_DIR/err'"
 check "  the removal holds" sh -c "! ip -n $m rule | grep -q 'from 172.16.34.2 lookup $t1'"
 
 # a watcher killed (SIGKILL) leaves its file: no lock, no watcher
-ip netns exec "$m" "$IB_HOOK" --config "$T_DIR/w.conf" --watch >"$T_DIR/watch.log" 2>&1 &
-W_PID=$!
+start_watcher w "$T_DIR/w.conf"
 eventually "a new watcher applies again" has_rule "$m" 172.16.34.2
 kill -KILL "$W_PID"
 wait "$W_PID" 2>/dev/null
