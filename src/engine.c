@@ -241,7 +241,7 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 	if (req->mode == IBH_MODE_STATUS) {
 		enum ibh_verdict v = report_status(e->rep, e->view.config, &o, &p);
 
-		res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;
+		res = report_verdict_fails(v) ? IBH_FAILED : IBH_OK;
 		goto cleanup;
 	}
 	if (p.refused) {

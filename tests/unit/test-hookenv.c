@@ -135,6 +135,17 @@ static void test_networkmanager_native(void **state)
 	assert_int_equal(nm("..", "up").action, IBH_ACTION_NONE);
 	assert_int_equal(nm("abcdefghijklmnop", "up").action, IBH_ACTION_NONE);
 	assert_int_equal(nm("abcdefghijklmno", "up").action, IBH_ACTION_APPLY);
+	/* the kernel's rule (dev_valid_name): its isspace() bytes are blanks, the rest names */
+	assert_int_equal(nm("ib\t1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\v1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\r1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\xa0", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib:1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("\x01ib", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\x1f", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\x7f", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\xff", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\xc3\xa9", "up").action, IBH_ACTION_APPLY);
 
 	/* the variables alone, as a script replayed by hand: IP interface first */
 	env = (struct ibh_hook_env){ .nm_action = "up",
