@@ -21,21 +21,42 @@
 #include "config.h"
 #include "report.h"
 
+/* a --status document written to memory */
+struct doc {
+	char *buf;
+	size_t size;
+	FILE *f;
+	struct ibh_report *r;
+};
+
+static struct ibh_report *doc_open(struct doc *d, bool json)
+{
+	*d = (struct doc){};
+	d->f = open_memstream(&d->buf, &d->size);
+	assert_non_null(d->f);
+	assert_int_equal(report_new(d->f, json, true, &d->r), 0);
+	return d->r;
+}
+
+/* the document's text, to free; *ret_ok: the status's exit is 0 */
+static char *doc_close(struct doc *d, bool *ret_ok)
+{
+	bool ok = report_end(d->r, "/run/ib-hook/netns-c1", false, "/etc/ib-hook.conf", "");
+
+	if (ret_ok)
+		*ret_ok = ok;
+	report_free(d->r);
+	assert_int_equal(fclose(d->f), 0);
+	return d->buf;
+}
+
 /* the JSON document of --status --iface NAME for a NAME that is not managed */
 static char *unmanaged_json(const char *name)
 {
-	struct ibh_report *r;
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	struct doc d;
 
-	assert_non_null(f);
-	assert_int_equal(report_new(f, true, true, &r), 0);
-	report_unmanaged(r, name, "not managed");
-	report_end(r, "/run/ib-hook/netns-c1", false, "/etc/ib-hook.conf", "");
-	report_free(r);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	report_unmanaged(doc_open(&d, true), name, "not managed");
+	return doc_close(&d, NULL);
 }
 
 /* the "name" member, as the document has it */
@@ -82,18 +103,10 @@ static char *status_of(const struct ibh_config *c, const struct ibh_observed *o,
 		       enum ibh_verdict *ret_v, bool *ret_ok)
 {
 	struct ibh_plan p = {};
-	struct ibh_report *r;
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	struct doc d;
 
-	assert_non_null(f);
-	assert_int_equal(report_new(f, json, true, &r), 0);
-	*ret_v = report_status(r, c, o, &p);
-	*ret_ok = report_end(r, "/run/ib-hook/netns-c1", true, "", "");
-	report_free(r);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	*ret_v = report_status(doc_open(&d, json), c, o, &p);
+	return doc_close(&d, ret_ok);
 }
 
 /* a value the configuration sets that could not be read is never ok (issue 29) */
