@@ -193,8 +193,7 @@ static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const ch
  * port: IP delivers it locally. RDMA CM still resolves it by ARP out of the
  * address's port, and the port that holds the peer answers only a request
  * that comes from one of the host's own addresses when accept_local is on
- * and arp_filter off (measured: see "RDMA between two ports of one host" in
- * ib-hook(8)).
+ * and arp_filter off (measured on 5.4 to 6.12: tests/vm/rping.sh, loopback-*).
  */
 static void judge_local(struct ibh_check_line *l, const char *a)
 {
@@ -213,6 +212,20 @@ static void judge_local(struct ibh_check_line *l, const char *a)
 			l->local_dev, a, l->local_accept, l->local_arp_filter);
 }
 
+/* without a probe there is nothing to route to: the line says so */
+static void judge_route(struct ibh_check_line *l, const char *a)
+{
+	if (l->no_probe)
+		return;
+	if (l->route_r < 0)
+		because(l, IBH_CHECK_NO_ROUTE, "no route from %s", a);
+	else if (l->local)
+		judge_local(l, a);
+	else if (l->route_oif != l->ifindex)
+		because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,
+			l->route_dev[0] ? l->route_dev : "?", l->ifname);
+}
+
 /* RDMA CM could not be asked here: no librdmacm, or no access to its device (not root) */
 static bool cm_not_asked(int r)
 {
@@ -229,15 +242,7 @@ void check_judge(struct ibh_check_line *l)
 	ip_to_string(&l->addr, a, sizeof(a), false);
 	if (!l->up)
 		because(l, IBH_CHECK_LINK_DOWN, "%s is down", l->ifname);
-	if (l->no_probe)
-		; /* nothing to route to: the line says so */
-	else if (l->route_r < 0)
-		because(l, IBH_CHECK_NO_ROUTE, "no route from %s", a);
-	else if (l->local)
-		judge_local(l, a);
-	else if (l->route_oif != l->ifindex)
-		because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,
-			l->route_dev[0] ? l->route_dev : "?", l->ifname);
+	judge_route(l, a);
 	if (l->addr.family == AF_INET) {
 		if (l->arp_ignore < 0 || l->arp_filter < 0)
 			because(l, IBH_CHECK_UNKNOWN,
