@@ -9,6 +9,7 @@
 #include "cm.h"
 #include "model.h"
 
+struct ibh_addr_entry;
 struct ibh_config;
 
 enum ibh_check_verdict {
@@ -22,6 +23,9 @@ enum ibh_check_verdict {
 	IBH_CHECK_NO_GID,
 	IBH_CHECK_NO_LID,
 	IBH_CHECK_UNRESOLVED,
+	IBH_CHECK_UNKNOWN,
+	IBH_CHECK_LOCAL,
+	IBH_CHECK_LOCAL_DROPPED,
 };
 
 /* one (address, peer) pair: what was found, then the verdict */
@@ -31,10 +35,22 @@ struct ibh_check_line {
 	bool up;
 	struct ibh_ip addr, peer;
 	bool peer_given;
+	/* no peer given and addr's prefix holds no other address: no route to ask about */
+	bool no_probe;
 	/* the route from addr to peer: route_r < 0 when there is none */
 	int route_r;
 	int route_oif;
 	char route_dev[IF_NAMESIZE];
+	/*
+	 * The peer is one of the host's own addresses (a local route): on the
+	 * link local_dev (ifindex local_ifindex, 0: no link holds it), whose
+	 * effective accept_local and arp_filter decide whether ARP between the
+	 * two ports is answered (-1 unknown)
+	 */
+	bool local;
+	int local_ifindex;
+	char local_dev[IF_NAMESIZE];
+	int local_accept, local_arp_filter;
 	/* IPv4: the effective ARP settings, -1 unknown */
 	int arp_ignore, arp_announce, arp_filter;
 	/* the port's RDMA port, when it is one */
@@ -45,7 +61,8 @@ struct ibh_check_line {
 	char link_layer[16]; /* "Ethernet" (RoCE) or "InfiniBand" */
 	int gid_index;	     /* -1: no GID for addr */
 	char gid_type[24];
-	unsigned int lid;
+	unsigned int lid; /* 0 with lid_r < 0: could not be read */
+	int lid_r;
 	/* RDMA CM: 0 resolved; 1 not asked (no peer, no RDMA port); -ENOSYS no librdmacm */
 	int cm_r;
 	struct ibh_cm_result cm;
@@ -56,6 +73,16 @@ struct ibh_check_line {
 /* the verdict from what was found: the first problem, worst first */
 void check_judge(struct ibh_check_line *l);
 const char *check_verdict_word(enum ibh_check_verdict v);
+/* the verdict counts as passing: ok, or a local peer that the host reaches */
+bool check_verdict_passes(enum ibh_check_verdict v);
+/*
+ * The address --check probes for a without a peer given: the peer of a
+ * peer address, else an address inside a's prefix that is none of the
+ * host's (all), nor its network's or broadcast address. -ENOENT when the
+ * prefix holds no other address (a /32 or /128 without a peer).
+ */
+int check_probe(const struct ibh_addr *a, const struct ibh_addr_entry *all, size_t n_all,
+		struct ibh_ip *ret);
 /*
  * Checks every managed address (or those of ifnames) against each peer,
  * else against a probe address in its prefix; prints one line each (or one

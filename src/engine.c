@@ -241,7 +241,7 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 	if (req->mode == IBH_MODE_STATUS) {
 		enum ibh_verdict v = report_status(e->rep, e->view.config, &o, &p);
 
-		res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;
+		res = report_verdict_fails(v) ? IBH_FAILED : IBH_OK;
 		goto cleanup;
 	}
 	if (p.refused) {
@@ -636,4 +636,9 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	/* a link that went, or left the match, leaves leftovers */
 	return finish_run(e, req, res,
 			  r == 0 && link_is_managed(e->view.config, &link) ? &link : NULL, false);
+}
+
+const char *engine_record_path(const struct ibh_engine *e)
+{
+	return e->view.record_path;
 }

@@ -35,6 +35,8 @@ struct ibh_request {
 
 int engine_new(const struct ibh_config *c, struct ibh_engine **ret);
 void engine_free(struct ibh_engine *e);
+/* the record of this network namespace: RUNSTATEDIR/ib-hook/netns-... */
+const char *engine_record_path(const struct ibh_engine *e);
 /* runs from now on read c (the watcher's SIGHUP); c outlives them */
 void engine_set_config(struct ibh_engine *e, const struct ibh_config *c);
 /* forget every cached view of the kernel and the record: a long-lived engine's next run reads anew */

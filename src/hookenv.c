@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,9 +155,21 @@ int hookenv_parse(const struct ibh_hook_env *env, struct ibh_hook *ret)
 	h.family = families[i].family;
 	h.source = families[i].info.name;
 	h.action = families[i].info.action(env, &h.iface);
-	if (eq(h.iface, "lo"))
-		h.action = IBH_ACTION_NONE;
 	*ret = h;
+	if (h.iface && strchr(h.iface, ':')) {
+		/* the kernel forbids ':' in a link name: "ib1:0" is an alias of ib1 */
+		size_t n = strcspn(h.iface, ":");
+
+		snprintf(ret->link, sizeof(ret->link), "%.*s", (int)(n < IF_NAMESIZE ? n : 0),
+			 h.iface);
+		ret->iface = ret->link;
+		if (!ifname_valid(ret->link))
+			ret->action = IBH_ACTION_NONE;
+		else if (ret->action == IBH_ACTION_REMOVE)
+			ret->action = IBH_ACTION_APPLY;
+	}
+	if (eq(ret->iface, "lo"))
+		ret->action = IBH_ACTION_NONE;
 	return 0;
 }
 

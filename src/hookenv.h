@@ -44,7 +44,8 @@ const struct ibh_hook_family_info *hook_family(enum ibh_hook_family f);
 
 struct ibh_hook {
 	enum ibh_action action;
-	const char *iface;
+	const char *iface; /* the link: a name of env's, or this struct's link[] */
+	char link[IF_NAMESIZE];
 	enum ibh_hook_family family;
 	const char *source; /* the family's name */
 };
@@ -53,7 +54,10 @@ struct ibh_hook {
 void hookenv_read(struct ibh_hook_env *ret);
 
 /*
- * -EINVAL when there is no interface at all: not a hook run. NetworkManager's
+ * -EINVAL when there is no interface at all: not a hook run. An ifupdown
+ * alias stanza (IFACE=ib1:0) names its link before the colon, which no link
+ * name holds: the run is about that link's addresses, and its stop applies
+ * too (the link stays up, only the alias's address went). NetworkManager's
  * calling convention (positional arguments or NM_DISPATCHER_ACTION without
  * IFACE) may name no interface (hostname, connectivity-change): that is a
  * run with nothing to do, iface "" and IBH_ACTION_NONE.

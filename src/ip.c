@@ -64,10 +64,17 @@ bool ifname_valid(const char *s)
 
 	if (n == 0 || n >= IF_NAMESIZE || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
 		return false;
-	/* unsigned: plain char is signed on x86 but not on arm64, and the kernel allows UTF-8 */
-	for (; *s; s++)
-		if (*s == '/' || *s == ':' || (unsigned char)*s < 0x21 || *s == 0x7f)
+	/*
+	 * As the kernel's dev_valid_name(): any byte but '/', ':' and what its
+	 * isspace() calls blank (lib/ctype.c: \t \n \v \f \r, ' ' and 0xa0).
+	 * Control bytes, DEL and bytes that are not UTF-8 are names like any other.
+	 */
+	for (; *s; s++) {
+		unsigned char b = (unsigned char)*s;
+
+		if (b == '/' || b == ':' || b == ' ' || (b >= '\t' && b <= '\r') || b == 0xa0)
 			return false;
+	}
 	return true;
 }
 

@@ -30,7 +30,7 @@ const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool wi
 const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size);
 /*
  * A name the kernel could give a link (dev_valid_name): 1 to 15 bytes, not
- * "." or "..", no '/', ':', blank or control byte; UTF-8 is allowed
+ * "." or "..", no '/', ':' or blank (the kernel's isspace()); any other byte
  */
 bool ifname_valid(const char *s);
 /* "A/LEN" (with_len) or "A", or "-" for family 0; and back (-EINVAL) */

@@ -76,8 +76,9 @@ struct cli {
 	int verbose;
 	/* NetworkManager's ENTRY INTERFACE ACTION */
 	const char *nm_iface, *nm_action;
-	/* a hook run: which dispatcher family it came from */
+	/* a hook run: which dispatcher family it came from, and the link it names */
 	enum ibh_hook_family hook_family;
+	char hook_link[IF_NAMESIZE];
 };
 
 /* the end of a run before it began (--help, --version, a usage error): its exit code */
@@ -245,8 +246,44 @@ static bool from_hook_env(struct cli *cli, int *exit_code)
 	/* IFACE alone is a replay by hand: an explicit --remove still counts */
 	if (!(cli->req.action == IBH_ACTION_REMOVE && hook.family == IBH_HOOK_BY_HAND))
 		cli->req.action = hook.action;
+	if (hook.iface == hook.link) {
+		snprintf(cli->hook_link, sizeof(cli->hook_link), "%s", hook.link);
+		hook.iface = cli->hook_link;
+	}
 	cli->ifaces[cli->n_ifaces++] = hook.iface;
 	return true;
+}
+
+/*
+ * A person's --remove while the watcher runs: the watcher puts everything
+ * back at its next pass, as its contract says (it keeps every managed port
+ * as apply leaves it). Like systemctl stop on a unit that a socket can start
+ * again, say so and how to stop it; the removal itself went as asked.
+ */
+static void warn_watcher(const char *record_path)
+{
+	char path[64], cgroup[512] = "";
+	int pid = watch_running(record_path);
+	FILE *f;
+
+	if (pid <= 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(cgroup, sizeof(cgroup), f))
+			cgroup[0] = '\0';
+		fclose(f);
+	}
+	if (strstr(cgroup, "/ib-hook.service"))
+		log_warning("the watcher (ib-hook.service, pid %d) puts it back at its next pass; "
+			    "to keep it removed, stop the watcher first: systemctl stop ib-hook "
+			    "(and systemctl disable ib-hook to keep it stopped)",
+			    pid);
+	else
+		log_warning("the watcher (ib-hook --watch, pid %d) puts it back at its next pass; "
+			    "to keep it removed, stop the watcher first: kill %d",
+			    pid, pid);
 }
 
 static int take_lock(unsigned long wait_sec)
@@ -295,6 +332,9 @@ static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *
 	one = engine_end(engine, &cli->req);
 	if (one > res)
 		res = one;
+	if (cli->req.action == IBH_ACTION_REMOVE && cli->req.mode == IBH_MODE_CHANGE &&
+	    (!cli->req.hook || cli->hook_family == IBH_HOOK_BY_HAND))
+		warn_watcher(engine_record_path(engine));
 cleanup:
 	engine_free(engine);
 	if (lock_fd >= 0)

@@ -65,8 +65,7 @@ static void wanted_route(const struct ibh_observed *o, const struct ibh_addr *a,
 	route_wanted(&prefix, &a->ip, o->link.ifindex, o->link.name, table, ret);
 }
 
-/* the first wanted address of its prefix carries the prefix's route */
-static bool is_first_of_prefix(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+size_t plan_prefix_first(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
 {
 	struct ibh_ip pi, pj;
 
@@ -76,9 +75,15 @@ static bool is_first_of_prefix(const struct ibh_config *c, const struct ibh_obse
 			continue;
 		plan_addr_prefix(&o->addrs[j], &pj);
 		if (ip_equal(&pi, &pj))
-			return false;
+			return j;
 	}
-	return true;
+	return i;
+}
+
+/* the first managed address of its prefix carries the prefix's route */
+static bool is_first_of_prefix(const struct ibh_config *c, const struct ibh_observed *o, size_t i)
+{
+	return plan_prefix_first(c, o, i) == i;
 }
 
 static bool rec_is_for(const struct ibh_rec *rec, const struct ibh_link *l)

@@ -12,6 +12,11 @@ bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
 /* ... and that no managed link with a lower index also has (it serves them) */
 bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
 void plan_addr_prefix(const struct ibh_addr *a, struct ibh_ip *ret);
+/*
+ * The managed address whose routes serve o->addrs[i]'s prefix: the first of
+ * that prefix (the kernel's primary address), i itself when it is first
+ */
+size_t plan_prefix_first(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
 
 /* the record entry that makes a kernel object ib-hook's, or NULL */
 const struct ibh_rec *plan_rule_owner(const struct ibh_observed *o, const struct ibh_rule *r);

@@ -15,15 +15,25 @@ struct ibh_report {
 	bool json, status;
 	/* JSON: a list is open, and whether it has an element yet */
 	bool in_list, first;
-	unsigned int count[4], unmanaged, leftovers, refused_leftovers;
+	unsigned int count[IBH_VERDICT_MAX], unmanaged, leftovers, refused_leftovers;
 };
 
-static const char *const verdict_names[] = {
-	[IBH_VERDICT_OK] = "ok",
-	[IBH_VERDICT_DRIFT] = "drift",
-	[IBH_VERDICT_DOWN] = "down",
-	[IBH_VERDICT_REFUSED] = "refused",
+static const struct {
+	const char *name;
+	const char *meaning; /* after the name in the text status; NULL: the reason */
+	bool fails;
+} verdicts[IBH_VERDICT_MAX] = {
+	[IBH_VERDICT_OK] = { "ok", "", false },
+	[IBH_VERDICT_DRIFT] = { "drift", " (apply would run the pending commands)", true },
+	[IBH_VERDICT_DOWN] = { "down", " (the link is down: nothing is expected)", false },
+	[IBH_VERDICT_REFUSED] = { "refused", NULL, true },
+	[IBH_VERDICT_UNKNOWN] = { "unknown", NULL, true },
 };
+
+bool report_verdict_fails(enum ibh_verdict v)
+{
+	return verdicts[v].fails;
+}
 
 int report_new(FILE *out, bool json, bool status, struct ibh_report **ret)
 {
@@ -133,36 +143,91 @@ static bool has_rule(const struct ibh_config *c, const struct ibh_observed *o,
 	return false;
 }
 
-/* what the main table holds for o->addrs[i]'s prefix through the link */
-static const char *main_route_state(const struct ibh_observed *o, size_t i)
+/*
+ * What the main table holds for o->addrs[i]'s prefix through the link: one
+ * route per prefix, the kernel's for the prefix's first address (a second
+ * address in the prefix, such as a service address, shares it)
+ */
+static const char *main_route_state(const struct ibh_config *c, const struct ibh_observed *o,
+				    size_t i)
 {
 	struct ibh_ip prefix;
 
 	plan_addr_prefix(&o->addrs[i], &prefix);
 	if (!plan_main_route(o, &prefix))
 		return "absent";
-	return plan_main_route_is_kernels(o, i) ? "present" : "other";
+	return plan_main_route_is_kernels(o, plan_prefix_first(c, o, i)) ? "present" : "other";
 }
 
-/* a sysctl the configuration sets that conf/all overrides: the kernel uses the larger */
-static bool all_overrides(const struct ibh_config *c, const struct ibh_observed *o, int k)
+/* T's route for o->addrs[i]'s prefix, the one apply leaves: its first address's */
+static const char *table_route_state(const struct ibh_config *c, const struct ibh_observed *o,
+				     size_t i)
 {
+	return plan_table_route_present(o, plan_prefix_first(c, o, i)) ? "ok" : "missing";
+}
+
+/*
+ * What apply cannot change about a sysctl the configuration sets, and the
+ * verdict does not count: conf/all overrides it (the kernel uses the
+ * larger), or conf/all could not be read, so the value in use is unknown
+ */
+static bool sysctl_warning(const struct ibh_config *c, const struct ibh_observed *o, int k,
+			   char *buf, size_t size)
+{
+	const char *name = sysctl_name((enum ibh_sysctl)k);
 	int eff = sysctl_effective(o, k);
 
-	return c->sysctl[k] != IBH_SYSCTL_KEEP && eff != IBH_SYSCTL_UNKNOWN &&
-	       eff != c->sysctl[k] && o->sysctl[k] == c->sysctl[k];
+	if (c->sysctl[k] == IBH_SYSCTL_KEEP || o->sysctl[k] != c->sysctl[k])
+		return false;
+	if (o->sysctl_all[k] == IBH_SYSCTL_UNKNOWN)
+		snprintf(buf, size,
+			 "net.ipv4.conf.all.%s could not be read: the value the kernel uses is "
+			 "unknown",
+			 name);
+	else if (eff != c->sysctl[k])
+		snprintf(buf, size, "net.ipv4.conf.all.%s=%d overrides %s=%d", name,
+			 o->sysctl_all[k], name, c->sysctl[k]);
+	else
+		return false;
+	return true;
 }
 
-static void override_text(char *buf, size_t size, const struct ibh_config *c,
-			  const struct ibh_observed *o, int k)
+/*
+ * A value the configuration sets that could not be read: the interface may
+ * or may not be as apply leaves it, which is never ok. (A sysctl of the
+ * interface that could not be read is drift: apply writes it.)
+ */
+static bool unread(const struct ibh_config *c, const struct ibh_observed *o, char *why, size_t size)
 {
-	snprintf(buf, size, "net.ipv4.conf.all.%s=%d overrides %s=%d",
-		 sysctl_name((enum ibh_sysctl)k), o->sysctl_all[k], sysctl_name((enum ibh_sysctl)k),
-		 c->sysctl[k]);
+	if (o->link.type != ARPHRD_INFINIBAND)
+		return false;
+	if (c->ipoib_mode != IBH_IPOIB_KEEP && o->ipoib_mode == IBH_IPOIB_KEEP)
+		snprintf(why, size, "the IPoIB mode of %s could not be read (wanted %s)",
+			 o->link.name, ipoib_mode_name(c->ipoib_mode));
+	else if (c->ipoib_mtu && !o->mtu)
+		snprintf(why, size, "the MTU of %s could not be read (wanted %u)", o->link.name,
+			 c->ipoib_mtu);
+	else
+		return false;
+	return true;
 }
 
-static enum ibh_verdict verdict_of(const struct ibh_observed *o, const struct ibh_plan *p)
+/* the reason of a verdict whose table row has no meaning of its own */
+static const char *reason(const struct ibh_config *c, const struct ibh_observed *o,
+			  const struct ibh_plan *p, enum ibh_verdict v, char *buf, size_t size)
 {
+	if (v == IBH_VERDICT_REFUSED)
+		return p->why;
+	if (!unread(c, o, buf, size))
+		buf[0] = '\0';
+	return buf;
+}
+
+static enum ibh_verdict verdict_of(const struct ibh_config *c, const struct ibh_observed *o,
+				   const struct ibh_plan *p)
+{
+	char why[128];
+
 	if (!o->link.up)
 		return IBH_VERDICT_DOWN;
 	if (p->refused)
@@ -171,6 +236,8 @@ static enum ibh_verdict verdict_of(const struct ibh_observed *o, const struct ib
 	for (size_t i = 0; i < p->n_ops; i++)
 		if (op_kind(p->ops[i].kind)->drift)
 			return IBH_VERDICT_DRIFT;
+	if (unread(c, o, why, sizeof(why)))
+		return IBH_VERDICT_UNKNOWN;
 	return IBH_VERDICT_OK;
 }
 
@@ -195,7 +262,7 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			bool ipv4)
 {
 	FILE *f = r->out;
-	char a[64], b[64], cmd[512], warning[128];
+	char a[64], b[64], cmd[512], warning[128], why[128];
 	size_t managed = 0;
 
 	fprintf(f, "%s: table %u, priority %u, main route %s%s\n", o->link.name, o->table,
@@ -212,9 +279,8 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		plan_addr_prefix(&o->addrs[i], &prefix);
 		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s\n",
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
-			ip_to_string(&prefix, b, sizeof(b), true),
-			plan_table_route_present(o, i) ? "ok" : "missing",
-			main_state(c, main_route_state(o, i)));
+			ip_to_string(&prefix, b, sizeof(b), true), table_route_state(c, o, i),
+			main_state(c, main_route_state(c, o, i)));
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
@@ -244,8 +310,7 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		}
 		fputc('\n', f);
 		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
-			if (all_overrides(c, o, k)) {
-				override_text(warning, sizeof(warning), c, o, k);
+			if (sysctl_warning(c, o, k, warning, sizeof(warning))) {
 				fprintf(f, "  warning: %s\n", warning);
 			}
 	}
@@ -255,20 +320,11 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[i]);
 		fprintf(f, "  pending: %s\n", cmd);
 	}
-	switch (v) {
-	case IBH_VERDICT_OK:
-		fprintf(f, "  verdict: ok\n");
-		break;
-	case IBH_VERDICT_DRIFT:
-		fprintf(f, "  verdict: drift (apply would run the pending commands)\n");
-		break;
-	case IBH_VERDICT_DOWN:
-		fprintf(f, "  verdict: down (the link is down: nothing is expected)\n");
-		break;
-	case IBH_VERDICT_REFUSED:
-		fprintf(f, "  verdict: refused: %s\n", p->why);
-		break;
-	}
+	if (verdicts[v].meaning)
+		fprintf(f, "  verdict: %s%s\n", verdicts[v].name, verdicts[v].meaning);
+	else
+		fprintf(f, "  verdict: %s: %s\n", verdicts[v].name,
+			reason(c, o, p, v, why, sizeof(why)));
 }
 
 static void status_json(struct ibh_report *r, const struct ibh_config *c,
@@ -276,7 +332,7 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			bool ipv4)
 {
 	FILE *f = r->out;
-	char a[64], cmd[512];
+	char a[64], cmd[512], why[128];
 	bool first = true;
 
 	fprintf(f, "{\"name\":");
@@ -300,8 +356,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true));
 		fprintf(f, ",\"prefix\":\"%s\",\"rule\":\"%s\",\"table_route\":\"%s\"",
 			ip_to_string(&prefix, a, sizeof(a), true), rule_state(c, o, i),
-			plan_table_route_present(o, i) ? "ok" : "missing");
-		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(o, i));
+			table_route_state(c, o, i));
+		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(c, o, i));
 		first = false;
 	}
 	fprintf(f, "],\"sysctl\":{");
@@ -339,13 +395,13 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 			c->ipoib_mtu);
 	}
 	fprintf(f, ",\"ipv4\":%s,\"verdict\":\"%s\",\"reason\":", ipv4 ? "true" : "false",
-		verdict_names[v]);
-	if (v == IBH_VERDICT_REFUSED) {
-		report_json_string(f, p->why);
+		verdicts[v].name);
+	if (!verdicts[v].meaning) {
+		report_json_string(f, reason(c, o, p, v, why, sizeof(why)));
 	} else if (v == IBH_VERDICT_DRIFT) {
 		/* a line a monitoring check can show: how much is pending, and the first of it */
 		size_t n = 0, first_op = 0;
-		char why[600];
+		char pending[600];
 
 		for (size_t i = p->n_ops; i-- > 0;)
 			if (op_kind(p->ops[i].kind)->drift) {
@@ -353,8 +409,9 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 				first_op = i;
 			}
 		op_command(cmd, sizeof(cmd), o->link.name, &p->ops[first_op]);
-		snprintf(why, sizeof(why), "%zu pending: %s%s", n, cmd, n > 1 ? "; ..." : "");
-		report_json_string(f, why);
+		snprintf(pending, sizeof(pending), "%zu pending: %s%s", n, cmd,
+			 n > 1 ? "; ..." : "");
+		report_json_string(f, pending);
 	} else if (v == IBH_VERDICT_DOWN) {
 		report_json_string(f, "the link is down: nothing is expected");
 	} else {
@@ -374,9 +431,8 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	fprintf(f, "],\"warnings\":[");
 	first = true;
 	for (int k = 0; ipv4 && k < IBH_SYSCTL_MAX; k++) {
-		if (!all_overrides(c, o, k))
+		if (!sysctl_warning(c, o, k, cmd, sizeof(cmd)))
 			continue;
-		override_text(cmd, sizeof(cmd), c, o, k);
 		if (!first)
 			fputc(',', f);
 		report_json_string(f, cmd);
@@ -393,7 +449,7 @@ enum ibh_verdict report_status(struct ibh_report *r, const struct ibh_config *c,
 
 	for (size_t i = 0; i < o->n_addrs; i++)
 		ipv4 |= o->addrs[i].ip.family == AF_INET;
-	v = verdict_of(o, p);
+	v = verdict_of(c, o, p);
 	r->count[v]++;
 	if (r->json) {
 		next(r);
@@ -484,10 +540,15 @@ void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 bool report_end(struct ibh_report *r, const char *record_path, bool record_present,
 		const char *config_files, const char *none_why)
 {
-	unsigned int managed = r->count[0] + r->count[1] + r->count[2] + r->count[3];
-	bool ok = r->count[IBH_VERDICT_DRIFT] == 0 && r->count[IBH_VERDICT_REFUSED] == 0 &&
-		  r->unmanaged == 0 && r->leftovers == 0 && r->refused_leftovers == 0 &&
-		  managed > 0;
+	unsigned int managed = 0, failed = 0;
+	bool ok;
+
+	for (int v = 0; v < IBH_VERDICT_MAX; v++) {
+		managed += r->count[v];
+		failed += verdicts[v].fails ? r->count[v] : 0;
+	}
+	ok = failed == 0 && r->unmanaged == 0 && r->leftovers == 0 && r->refused_leftovers == 0 &&
+	     managed > 0;
 
 	if (!r->status) {
 		if (r->json)
@@ -515,18 +576,20 @@ bool report_end(struct ibh_report *r, const char *record_path, bool record_prese
 		}
 		fprintf(r->out,
 			"],\"summary\":{\"managed\":%u,\"ok\":%u,\"drift\":%u,\"down\":%u,"
-			"\"refused\":%u,\"leftovers\":%u},\"ok\":%s}\n",
+			"\"refused\":%u,\"unknown\":%u,\"leftovers\":%u},\"ok\":%s}\n",
 			managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],
-			r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED], r->leftovers,
-			ok ? "true" : "false");
+			r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED],
+			r->count[IBH_VERDICT_UNKNOWN], r->leftovers, ok ? "true" : "false");
 		return ok;
 	}
 	if (managed == 0 && r->unmanaged == 0)
 		fprintf(r->out, "no managed interface: %s\n", none_why);
-	fprintf(r->out,
-		"%u managed: %u ok, %u drift, %u down, %u refused; %u leftover(s); config: ",
-		managed, r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT],
-		r->count[IBH_VERDICT_DOWN], r->count[IBH_VERDICT_REFUSED], r->leftovers);
+	fprintf(r->out, "%u managed: %u ok, %u drift, %u down, %u refused", managed,
+		r->count[IBH_VERDICT_OK], r->count[IBH_VERDICT_DRIFT], r->count[IBH_VERDICT_DOWN],
+		r->count[IBH_VERDICT_REFUSED]);
+	if (r->count[IBH_VERDICT_UNKNOWN])
+		fprintf(r->out, ", %u unknown", r->count[IBH_VERDICT_UNKNOWN]);
+	fprintf(r->out, "; %u leftover(s); config: ", r->leftovers);
 	if (!config_files || !*config_files)
 		fputs("none, the defaults", r->out);
 	for (const char *s = config_files; s && *s; s++)

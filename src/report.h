@@ -19,7 +19,12 @@ enum ibh_verdict {
 	IBH_VERDICT_DRIFT,
 	IBH_VERDICT_DOWN,
 	IBH_VERDICT_REFUSED,
+	IBH_VERDICT_UNKNOWN, /* a value apply would set could not be read */
+	IBH_VERDICT_MAX,
 };
+
+/* the verdict makes --status exit 1 */
+bool report_verdict_fails(enum ibh_verdict v);
 
 int report_new(FILE *out, bool json, bool status, struct ibh_report **ret);
 void report_free(struct ibh_report *r);

@@ -8,12 +8,17 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -248,11 +253,79 @@ static int next_timeout(struct watch *w)
 	return until <= now ? 0 : (int)(until - now);
 }
 
+/*
+ * A watcher says it runs in this namespace by a lock it holds for its life
+ * on record_path.watch, which holds its pid: --remove can then say that the
+ * watcher will put back what it deletes. Never a blocking open (a FIFO put
+ * there), never through a symlink.
+ */
+static int watch_file_open(const char *record_path, int flags)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.watch", record_path);
+	fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EBADF;
+	}
+	return fd;
+}
+
+static int watch_announce(const char *record_path)
+{
+	char pid[32];
+	int fd, n;
+
+	/* the record's directory may not exist before the first change */
+	(void)mkdir(kernel->state_dir, 0755);
+	fd = watch_file_open(record_path, O_RDWR | O_CREAT);
+	if (fd < 0)
+		return fd;
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || ftruncate(fd, 0) < 0 ||
+	    write(fd, pid, (size_t)n) != n) {
+		int r = -errno;
+
+		close(fd);
+		return r ? r : -EIO;
+	}
+	return fd;
+}
+
+int watch_running(const char *record_path)
+{
+	char buf[32] = "";
+	ssize_t n;
+	int fd = watch_file_open(record_path, O_RDONLY), r;
+
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return fd;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
+		close(fd);
+		return 0; /* left by a watcher that ended */
+	}
+	r = errno == EWOULDBLOCK ? 0 : -errno;
+	n = r < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (r < 0)
+		return r;
+	buf[n > 0 ? n : 0] = '\0';
+	r = atoi(buf);
+	return r > 0 ? r : -EBADMSG;
+}
+
 int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt)
 {
 	struct watch w = { .config = malloc(sizeof(struct ibh_config)), .opt = opt };
 	sigset_t mask;
-	int sfd = -1, ufd = -1, r, rc = 1;
+	int sfd = -1, ufd = -1, afd = -1, r, rc = 1;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
@@ -276,6 +349,10 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
+	afd = watch_announce(engine_record_path(w.engine));
+	if (afd < 0)
+		log_debug("cannot announce the watcher in '%s.watch': %s",
+			  engine_record_path(w.engine), strerror(-afd));
 	/*
 	 * RDMA devices register after their netdev is configured (mlx5_ib after
 	 * mlx5_core; soft-RoCE from a script) and go away on a driver reload:
@@ -364,6 +441,14 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		}
 	}
 cleanup:
+	if (afd >= 0) {
+		char path[PATH_MAX];
+
+		/* a watcher killed leaves its file unlocked, which says as much */
+		snprintf(path, sizeof(path), "%s.watch", engine_record_path(w.engine));
+		unlink(path);
+		close(afd);
+	}
 	engine_free(w.engine);
 	free(w.config);
 	kernel->monitor_close(w.mon);

@@ -19,3 +19,9 @@ struct ibh_watch_options {
  * kernel's own notifications. Returns the exit code (0 on SIGTERM/SIGINT).
  */
 int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt);
+/*
+ * The pid of the watcher of the network namespace whose record is at
+ * record_path (it holds a lock on record_path.watch for its life), 0 when
+ * none runs, or -errno
+ */
+int watch_running(const char *record_path);

@@ -249,6 +249,30 @@ ifupdown_env ib0 inet6 stop post-down fd00:34::1
 run $c "$c: inet6 post-down" 0
 silent "$c: inet6 post-down"
 
+# an alias stanza (`iface ib1:0 inet static`, address 172.16.34.12/16): ifupdown
+# adds the address to ib1 with the label ib1:0 and runs the hook with
+# IFACE=LOGICAL=ib1:0; ifdown ib1:0 takes only that address, ib1 stays up
+c=ifupdown-alias
+host $c
+ip -n "$(ns $c)" addr add 172.16.34.12/16 dev ib1 label ib1:0 || exit 1
+ifupdown_env ib1:0 inet start post-up 172.16.34.12
+run $c "$c: inet post-up of ib1:0" 0
+spoke $c ib1
+expect_eq "$c: the alias's address has its rule to ib1's table" 1 \
+	"$(rules $c | grep -c 'from 172.16.34.12 lookup 942$')"
+expect_eq "$c: so has ib1's own" 1 "$(rules $c | grep -c 'from 172.16.34.2 lookup 942$')"
+check "$c: traffic from the alias's address leaves through ib1" \
+	sh -c "ip -n $(ns $c) route get 172.16.16.1 from 172.16.34.12 | grep -q ' dev ib1 '"
+ip -n "$(ns $c)" addr del 172.16.34.12/16 dev ib1
+ifupdown_env ib1:0 inet stop post-down 172.16.34.12
+run $c "$c: inet post-down of ib1:0" 0
+expect_eq "$c: the alias's rule went with its address" 0 \
+	"$(rules $c | grep -c 'from 172.16.34.12 ')"
+expect_eq "$c: ib1's own rule stays (ib1 is still up)" 1 \
+	"$(rules $c | grep -c 'from 172.16.34.2 lookup 942$')"
+expect_eq "$c: ib1's table route stays" "172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" \
+	"$(table $c 942 | grep '^172')"
+
 # the calls around `ifup -a` / `ifdown -a`
 c=ifupdown-all
 host $c

@@ -39,6 +39,10 @@ iface ib0 inet6 static
 auto ib1
 iface ib1 inet static
 	address 172.16.34.2/16
+
+# an alias stanza: a service address on ib1, brought up by hand
+iface ib1:0 inet static
+	address 172.16.34.12/16
 EOF
 
 ns_new host
@@ -122,6 +126,16 @@ reference() {
 expect_rc "ifup ib0 ib1" 0 sandbox ifup ib0 ib1
 check "ifup ib0 ib1: the hook reported its changes" grep -q '^ib1: ' "$T_DIR/err"
 reference "ifup ib0 ib1"
+
+expect_rc "ifup ib1:0 (an alias stanza)" 0 sandbox ifup ib1:0
+expect_eq "ifup ib1:0: the alias's address has a rule to ib1's table" 1 \
+	"$(rules | grep -c "from 172.16.34.12 lookup $T1\$")"
+check "ifup ib1:0: traffic from the alias's address leaves through ib1" \
+	sh -c "ip -n $(ns host) route get 172.16.16.1 from 172.16.34.12 | grep -q ' dev ib1 '"
+expect_rc "ifdown ib1:0" 0 sandbox ifdown ib1:0
+expect_eq "ifdown ib1:0: the alias's rule went with its address" 0 \
+	"$(rules | grep -c 'from 172.16.34.12 ')"
+reference "ifdown ib1:0: ib1 keeps its own"
 
 expect_rc "ifdown ib1" 0 sandbox ifdown ib1
 expect_eq "ifdown ib1: no rule from ib1's address" 0 "$(rules | grep -c 'from 172.16.34.2 ')"

@@ -135,6 +135,17 @@ static void test_networkmanager_native(void **state)
 	assert_int_equal(nm("..", "up").action, IBH_ACTION_NONE);
 	assert_int_equal(nm("abcdefghijklmnop", "up").action, IBH_ACTION_NONE);
 	assert_int_equal(nm("abcdefghijklmno", "up").action, IBH_ACTION_APPLY);
+	/* the kernel's rule (dev_valid_name): its isspace() bytes are blanks, the rest names */
+	assert_int_equal(nm("ib\t1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\v1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\r1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib\xa0", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("ib:1", "up").action, IBH_ACTION_NONE);
+	assert_int_equal(nm("\x01ib", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\x1f", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\x7f", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\xff", "up").action, IBH_ACTION_APPLY);
+	assert_int_equal(nm("ib\xc3\xa9", "up").action, IBH_ACTION_APPLY);
 
 	/* the variables alone, as a script replayed by hand: IP interface first */
 	env = (struct ibh_hook_env){ .nm_action = "up",
@@ -163,6 +174,53 @@ static void test_networkmanager_native(void **state)
 				     .device_iface = "ib1" };
 	assert_int_equal(hookenv_parse(&env, &h), 0);
 	assert_int_equal(h.action, IBH_ACTION_REMOVE);
+}
+
+/* ifupdown's alias stanza `iface ib1:0 inet static`: IFACE and LOGICAL are ib1:0 */
+static void test_ifupdown_alias(void **state)
+{
+	struct ibh_hook_env env = {
+		.iface = "ib1:0", .mode = "start", .phase = "post-up", .addrfam = "inet"
+	};
+	struct ibh_hook h;
+
+	(void)state;
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	assert_int_equal(h.family, IBH_HOOK_IFUPDOWN);
+	/* ifdown ib1:0 takes the alias's address, ib1 stays: its rules follow its addresses */
+	env.mode = "stop";
+	env.phase = "post-down";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ib1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	/* the phases that do nothing still do nothing */
+	env.phase = "pre-down";
+	env.mode = "start";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	/* NetworkManager's bridge and a replay by hand name the alias the same way */
+	env = (struct ibh_hook_env){ .iface = "ibs5f1:svc",
+				     .mode = "start",
+				     .phase = "post-up",
+				     .addrfam = "inet",
+				     .method = "NetworkManager" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_string_equal(h.iface, "ibs5f1");
+	assert_int_equal(h.action, IBH_ACTION_APPLY);
+	assert_int_equal(hookenv_parse(&(struct ibh_hook_env){ .iface = "ib0:1" }, &h), 0);
+	assert_string_equal(h.iface, "ib0");
+	/* nothing before the colon, or too long a name, or lo's alias: nobody's link */
+	env = (struct ibh_hook_env){ .iface = ":0", .mode = "start", .phase = "post-up" };
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	env.iface = "abcdefghijklmnop:0";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
+	env.iface = "lo:1";
+	assert_int_equal(hookenv_parse(&env, &h), 0);
+	assert_int_equal(h.action, IBH_ACTION_NONE);
 }
 
 static void test_no_iface(void **state)
@@ -230,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_ifupdown),
 		cmocka_unit_test(test_networkmanager),
 		cmocka_unit_test(test_networkmanager_native),
+		cmocka_unit_test(test_ifupdown_alias),
 		cmocka_unit_test(test_no_iface),
 		cmocka_unit_test(test_family_table),
 		cmocka_unit_test(test_read_environment),

@@ -16,23 +16,47 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <net/if_arp.h>
+
+#include "config.h"
 #include "report.h"
+
+/* a --status document written to memory */
+struct doc {
+	char *buf;
+	size_t size;
+	FILE *f;
+	struct ibh_report *r;
+};
+
+static struct ibh_report *doc_open(struct doc *d, bool json)
+{
+	*d = (struct doc){};
+	d->f = open_memstream(&d->buf, &d->size);
+	assert_non_null(d->f);
+	assert_int_equal(report_new(d->f, json, true, &d->r), 0);
+	return d->r;
+}
+
+/* the document's text, to free; *ret_ok: the status's exit is 0 */
+static char *doc_close(struct doc *d, bool *ret_ok)
+{
+	bool ok = report_end(d->r, "/run/ib-hook/netns-c1", false, "/etc/ib-hook.conf", "");
+
+	if (ret_ok)
+		*ret_ok = ok;
+	report_free(d->r);
+	assert_int_equal(fclose(d->f), 0);
+	return d->buf;
+}
 
 /* the JSON document of --status --iface NAME for a NAME that is not managed */
 static char *unmanaged_json(const char *name)
 {
-	struct ibh_report *r;
-	char *buf = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&buf, &size);
+	struct doc d;
 
-	assert_non_null(f);
-	assert_int_equal(report_new(f, true, true, &r), 0);
-	report_unmanaged(r, name, "not managed");
-	report_end(r, "/run/ib-hook/netns-c1", false, "/etc/ib-hook.conf", "");
-	report_free(r);
-	assert_int_equal(fclose(f), 0);
-	return buf;
+	report_unmanaged(doc_open(&d, true), name, "not managed");
+	return doc_close(&d, NULL);
 }
 
 /* the "name" member, as the document has it */
@@ -74,10 +98,75 @@ static void test_names(void **state)
 	expect_name("\xff\xc3\xbf", "\\udcff\xc3\xbf");
 }
 
+/* --status of o under c, as text or JSON; *ret_v its verdict */
+static char *status_of(const struct ibh_config *c, const struct ibh_observed *o, bool json,
+		       enum ibh_verdict *ret_v, bool *ret_ok)
+{
+	struct ibh_plan p = {};
+	struct doc d;
+
+	*ret_v = report_status(doc_open(&d, json), c, o, &p);
+	return doc_close(&d, ret_ok);
+}
+
+/* a value the configuration sets that could not be read is never ok (issue 29) */
+static void test_unread(void **state)
+{
+	struct ibh_config c;
+	struct ibh_observed o = {
+		.link = { .name = "ib0", .ifindex = 4, .type = ARPHRD_INFINIBAND, .up = true },
+		.table = 1004
+	};
+	enum ibh_verdict v;
+	bool ok;
+	char *out;
+
+	(void)state;
+	config_defaults(&c);
+	for (int k = 0; k < IBH_SYSCTL_MAX; k++)
+		o.sysctl[k] = o.sysctl_all[k] = IBH_SYSCTL_UNKNOWN;
+	c.ipoib_mode = IBH_IPOIB_CONNECTED;
+	o.mtu = 2044;
+	out = status_of(&c, &o, false, &v, &ok);
+	assert_int_equal(v, IBH_VERDICT_UNKNOWN);
+	assert_false(ok);
+	assert_true(report_verdict_fails(v));
+	assert_non_null(strstr(out, "  verdict: unknown: the IPoIB mode of ib0 could not be read "
+				    "(wanted connected)\n"));
+	assert_non_null(strstr(out, "1 managed: 0 ok, 0 drift, 0 down, 0 refused, 1 unknown;"));
+	free(out);
+	out = status_of(&c, &o, true, &v, &ok);
+	assert_non_null(strstr(out, "\"verdict\":\"unknown\",\"reason\":\"the IPoIB mode of ib0"));
+	assert_non_null(strstr(out, "\"unknown\":1,"));
+	free(out);
+	/* the MTU too */
+	c.ipoib_mode = IBH_IPOIB_KEEP;
+	c.ipoib_mtu = 4092;
+	o.mtu = 0;
+	free(status_of(&c, &o, false, &v, &ok));
+	assert_int_equal(v, IBH_VERDICT_UNKNOWN);
+	/* read, and as wanted: ok */
+	o.mtu = 4092;
+	free(status_of(&c, &o, false, &v, &ok));
+	assert_int_equal(v, IBH_VERDICT_OK);
+	assert_true(ok);
+	/* conf/all unreadable: the value in use is unknown, and the status says so */
+	o.addrs = &(
+		struct ibh_addr){ .ip = { .family = AF_INET, .len = 16, .a = { 172, 16, 34, 1 } } };
+	o.n_addrs = 1;
+	o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	out = status_of(&c, &o, false, &v, &ok);
+	assert_non_null(strstr(out,
+			       "  warning: net.ipv4.conf.all.arp_ignore could not be read: the "
+			       "value the kernel uses is unknown\n"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_unread),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

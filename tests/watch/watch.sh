@@ -5,38 +5,8 @@
 # foreign rules alone, converges after a burst and after lost notifications,
 # keeps its configuration on a bad SIGHUP and leaves the kernel state as it is
 # on SIGTERM.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
 t_require
-
-W_PID=
-stop_watcher() {
-	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null
-	W_PID=
-}
-trap 'stop_watcher; t_cleanup' EXIT
-
-# start_watcher NS CONF [ENV...]: ib-hook --watch in the background
-start_watcher() {
-	local n=$1 cfg=$2
-	shift 2
-	ip netns exec "$(ns "$n")" env "$@" "$IB_HOOK" --config "$cfg" --watch >"$T_DIR/watch.log" 2>&1 &
-	W_PID=$!
-}
-
-# eventually DESCRIPTION CMD...: CMD succeeds within 3 s
-eventually() {
-	local d=$1 i
-	shift
-	for i in $(seq 60); do
-		if "$@" >/dev/null 2>&1; then
-			ok "$d (${i}x50 ms)"
-			return
-		fi
-		sleep 0.05
-	done
-	not_ok "$d"
-	sed 's/^/#  watcher: /' "$T_DIR/watch.log" | tail -n 20
-}
 
 rule_is() { # rule_is NS ADDR TABLE: exactly one plain rule from ADDR, and it is to TABLE
 	[ "$(ip -n "$(ns "$1")" rule | grep -cE "from $2 lookup [0-9]+ ?\$")" = 1 ] &&
