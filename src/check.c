@@ -61,8 +61,7 @@ const char *check_verdict_word(enum ibh_check_verdict v)
 	return "?";
 }
 
-/* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag */
-static int effective(const char *ifname, const char *key, bool or)
+int check_conf_effective(const char *ifname, const char *key, bool or)
 {
 	int x = kernel->conf_read(ifname, key), all = kernel->conf_read("all", key);
 
@@ -257,9 +256,9 @@ static void gather(struct ibh_kernel *k, const struct ibh_link *link, struct ibh
 	}
 	l->arp_ignore = l->arp_announce = l->arp_filter = -1;
 	if (l->addr.family == AF_INET) {
-		l->arp_ignore = effective(link->name, "arp_ignore", false);
-		l->arp_announce = effective(link->name, "arp_announce", false);
-		l->arp_filter = effective(link->name, "arp_filter", true);
+		l->arp_ignore = check_conf_effective(link->name, "arp_ignore", false);
+		l->arp_announce = check_conf_effective(link->name, "arp_announce", false);
+		l->arp_filter = check_conf_effective(link->name, "arp_filter", true);
 	}
 	l->cm_r = 1;
 	l->gid_index = -1;

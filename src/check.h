@@ -56,6 +56,8 @@ struct ibh_check_line {
 /* the verdict from what was found: the first problem, worst first */
 void check_judge(struct ibh_check_line *l);
 const char *check_verdict_word(enum ibh_check_verdict v);
+/* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag; -1 unknown */
+int check_conf_effective(const char *ifname, const char *key, bool or);
 /*
  * Checks every managed address (or those of ifnames) against each peer,
  * else against a probe address in its prefix; prints one line each (or one
