@@ -23,6 +23,12 @@
 #define ARP_REQUEST 1
 #define ARP_REPLY   2
 #define SOCKETS_MAX 64
+/*
+ * A fleet's requests all go out at once and are flooded to every port: a
+ * receiver's backlog may drop some. Unanswered requests go again, as the
+ * kernel's own ARP retries (mcast_solicit), but sooner.
+ */
+#define RESEND_MS 200
 
 int arp_hw_parse(const char *s, uint8_t *hw, size_t size)
 {
@@ -130,7 +136,7 @@ int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
 	struct pollfd fds[SOCKETS_MAX];
 	int ifindex[SOCKETS_MAX];
 	size_t n_fds = 0;
-	long deadline = now_ms() + timeout_ms, settled = -1;
+	long deadline = now_ms() + timeout_ms, settled = -1, resend = now_ms() + RESEND_MS;
 	int r = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -171,7 +177,15 @@ int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
 
 		if (now >= until)
 			break;
-		if (poll(fds, n_fds, (int)(until - now)) < 0 && errno != EINTR) {
+		if (now >= resend) {
+			for (size_t i = 0; i < n; i++)
+				for (size_t k = 0; k < n_fds && !p[i].n_answers; k++)
+					if (ifindex[k] == p[i].ifindex)
+						(void)send_request(fds[k].fd, &p[i]);
+			resend = now + RESEND_MS;
+		}
+		if (poll(fds, n_fds, (int)((resend < until ? resend : until) - now)) < 0 &&
+		    errno != EINTR) {
 			r = -errno;
 			goto cleanup;
 		}

@@ -29,8 +29,9 @@ struct arp_probe {
 /* "aa:bb:..." into hw: its length, or -EINVAL */
 int arp_hw_parse(const char *s, uint8_t *hw, size_t size);
 /*
- * Sends every probe's request at once, then collects answers until each
- * probe has one and settle_ms more have passed, or timeout_ms in all.
+ * Sends every probe's request at once (again every 200 ms while unanswered),
+ * then collects answers until each probe has one and settle_ms more have
+ * passed, or timeout_ms in all.
  * 0, or negative errno when a socket could not be made (CAP_NET_RAW)
  */
 int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms);

@@ -21,7 +21,7 @@
 #include "report.h"
 
 /* all probes together are bounded by this; answers settle within a few ms on one fabric */
-#define ARP_TIMEOUT_MS 1000
+#define ARP_TIMEOUT_MS 2000
 #define ARP_SETTLE_MS  50
 
 static const struct ibh_link *link_named(const struct ibh_link *links, size_t n, const char *name)

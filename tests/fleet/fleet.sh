@@ -1,0 +1,148 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The fleet view (issue 31, SPEC 10): 8 hosts x 4 ports in one subnet, each
+# host a network namespace whose ports (veths named like IB ports) meet on
+# one bridge. The three steps run through a parallel shell, pdsh with its
+# exec module standing in for ssh: --inventory on every host, --check
+# --fleet on every host, --join once. With ib-hook applied everywhere all 992
+# directed pairs are ok (96 local); then each fault kind at a random host and
+# port, one at a time: the matrix names exactly that host, port and cause,
+# and no other pair is broken. IB_HOOK_FLEET_SEED repeats a run;
+# IB_HOOK_FLEET_ROUNDS (default 2) rounds of faults, each with its seed.
+. "$(dirname "$0")/../lib.sh"
+t_require pdsh python3 unshare
+pdsh -V 2>&1 | grep -q 'rcmd modules:.*exec' || skip "pdsh has no exec module"
+
+HOSTS=8
+PORTS=4
+here=$(cd "$(dirname "$0")" && pwd)
+cfg=$T_DIR/fleet.conf
+printf '[Match]\nName=%s\n' "$(seq -f 'ib%g' -s ' ' 0 $((PORTS - 1)))" | conf fleet
+
+# the lab: a bridge namespace, and host hN's port ibP at 10.10.N.(P+1)/16
+ns_new sw
+ip -n "$(ns sw)" link add br0 type bridge || exit 1
+ip -n "$(ns sw)" link set br0 up
+for h in $(seq 1 $HOSTS); do
+	ns_new "h$h"
+	for p in $(seq 0 $((PORTS - 1))); do
+		veth "h$h" "ib$p" "h${h}i$p" sw
+		ip -n "$(ns sw)" link set "h${h}i$p" master br0
+		addr "h$h" "ib$p" "10.10.$h.$((p + 1))/16"
+	done
+done
+
+# `on HOST CMD...`: what ssh would do, with the host's own name (a UTS namespace)
+cat >"$T_DIR/on" <<ON
+#!/bin/sh
+h=\$1
+shift
+exec ip netns exec "$T_PFX\$h" unshare --uts sh -c 'hostname "\$0" && exec "\$@"' "\$h" "\$@"
+ON
+chmod +x "$T_DIR/on"
+# fleet [-x HOST] CMD...: CMD on every host at once, %h its name (the README's recipe)
+fleet() {
+	pdsh -R exec -f 32 -N -w "h[1-$HOSTS]" "$@"
+}
+# the three steps, into $T_DIR/inventory.json, answers.json, matrix.json (and .txt, .html)
+steps() {
+	fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json" &&
+		fleet "$T_DIR/on" %h "$IB_HOOK" --check --fleet "$T_DIR/inventory.json" --json \
+			>"$T_DIR/answers.json" &&
+		"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --json "$T_DIR/answers.json" \
+			>"$T_DIR/matrix.json"
+	[ $? -le 1 ] || return 1
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" "$T_DIR/answers.json" >"$T_DIR/matrix.txt"
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --html <"$T_DIR/answers.json" >"$T_DIR/matrix.html"
+	[ $? -le 1 ]
+}
+# expect KIND [HOST PORT]: the matrix says exactly what KIND at HOST PORT breaks
+expect() {
+	if python3 "$here/expect.py" "$T_DIR/matrix.json" $HOSTS $PORTS "$@" >"$T_DIR/expect"; then
+		ok "$*: exactly the pairs it breaks, and at its place"
+	else
+		not_ok "$*: the matrix says otherwise"
+		sed 's/^/#/' "$T_DIR/expect"
+		sed -n '1,12s/^/#  /p' "$T_DIR/matrix.txt"
+	fi
+	sed 's/^/# /' "$T_DIR/expect" | tail -n 1
+}
+# main_port HOST ADDR: the port the main table sends traffic from ADDR through
+main_port() {
+	ip -n "$(ns "$1")" route show table main 10.10.0.0/16 | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+}
+# a port of host that the main table's route does not leave through: a lost rule shows there
+routed_port() {
+	mp=$(main_port "$1")
+	while :; do
+		q=ib$((RANDOM % PORTS))
+		[ "$q" != "$mp" ] && break
+	done
+	echo "$q"
+}
+apply() {
+	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
+}
+
+seed=${IB_HOOK_FLEET_SEED:-$(date +%s)}
+rounds=${IB_HOOK_FLEET_ROUNDS:-2}
+
+# ib-hook never applied on one host
+RANDOM=$seed
+echo "# seed $seed (IB_HOOK_FLEET_SEED=$seed repeats it)"
+n=h$((RANDOM % HOSTS + 1))
+apply -x "$n"
+check "steps 1-3 with ib-hook on every host but $n" steps
+expect not-applied "$n" -
+sed -n '1p' "$T_DIR/matrix.txt" | sed 's/^/# /'
+
+apply
+start=$(date +%s.%N)
+check "steps 1-3 with ib-hook on every host" steps
+end=$(date +%s.%N)
+expect none
+check "  the summary is folded like clush -b" grep -qx "992 pairs: 896 ok, 0 not ok, 96 local (not judged)" "$T_DIR/matrix.txt"
+check "  the page has a cell per pair" test "$(grep -o '<td class="cell ' "$T_DIR/matrix.html" | wc -l)" = 992
+check "  the page fetches nothing" sh -c "! grep -qiE '<script|<link|src=|https?://' '$T_DIR/matrix.html'"
+echo "# 992 pairs checked and joined in $(echo "$end - $start" | bc) s"
+
+for round in $(seq 1 "$rounds"); do
+	[ "$round" = 1 ] || seed=$((seed + 1))
+	RANDOM=$seed
+	echo "# round $round: seed $seed"
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h")
+	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
+	steps
+	expect no-rule "$h" "$p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=ib$((RANDOM % PORTS))
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=0" "net.ipv4.conf.$p.arp_filter=0"
+	steps
+	expect arp-flux "$h" "$p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h")
+	# the way back from the port leaves through another one, which rp_filter=1 does not let in
+	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=1"
+	steps
+	expect rp-filter "$h" "$p"
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=0"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=ib$((RANDOM % PORTS))
+	ip -n "$(ns "$h")" link set "$p" down
+	steps
+	expect port-down "$h" "$p"
+	ip -n "$(ns "$h")" link set "$p" up
+	apply
+done
+steps
+expect none
+done_testing
