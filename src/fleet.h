@@ -48,7 +48,9 @@ struct fleet_probe {
 	bool route; /* the kernel has a route from src to dst */
 	char route_dev[IF_NAMESIZE];
 	uint32_t route_table;
-	bool probed; /* an ARP request went out (IPv4, port up) */
+	/* dst is in src's prefix: ARP asks for dst itself (else for a gateway: not probed) */
+	bool onlink;
+	bool probed; /* an ARP request went out (IPv4, on link, port up) */
 	/* the hardware addresses that answered that request, in order */
 	char answers[FLEET_ANSWERS_MAX][FLEET_HWADDR_MAX];
 	size_t n_answers;

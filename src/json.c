@@ -291,7 +291,8 @@ const struct json *json_get(const struct json *o, const char *key)
 {
 	if (!o || o->type != JSON_OBJECT)
 		return NULL;
-	for (size_t i = 0; i < o->n_items; i++)
+	/* a key twice: the last one counts, as in most parsers */
+	for (size_t i = o->n_items; i-- > 0;)
 		if (strcmp(o->keys[i], key) == 0)
 			return o->items[i];
 	return NULL;

@@ -95,6 +95,17 @@ static void print_probe(FILE *out, const struct fleet *f, const struct fleet_pro
 	}
 }
 
+/* addr is in the prefix of a (an address with its prefix length) */
+static bool in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
+{
+	struct ibh_ip x = *addr, pa, px;
+
+	x.len = a->len;
+	ip_prefix(&pa, a);
+	ip_prefix(&px, &x);
+	return ip_equal(&pa, &px);
+}
+
 /* the probes from every address of this host's up ports to every other host's addresses */
 static int plan_probes(struct fleet *f, const char *self)
 {
@@ -121,6 +132,7 @@ static int plan_probes(struct fleet *f, const char *self)
 					*p = (struct fleet_probe){ .from = i, .to = j };
 					p->src = a->addrs[x];
 					p->dst = b->addrs[y];
+					p->onlink = in_prefix(&p->src, &p->dst);
 					p->src.len = p->dst.len = (uint8_t)ip_bits(p->src.family);
 				}
 		}
@@ -154,7 +166,7 @@ static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *li
 			if (rt.oif > 0 && kernel->get_link_by_index(kn, rt.oif, &via) == 0)
 				snprintf(p->route_dev, sizeof(p->route_dev), "%s", via.name);
 		}
-		if (!l || !l->up || p->src.family != AF_INET ||
+		if (!l || !l->up || p->src.family != AF_INET || !p->onlink ||
 		    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) ||
 		    kernel->netdev_read(l->name, "address", hw, sizeof(hw)) < 0 ||
 		    kernel->netdev_read(l->name, "broadcast", bc, sizeof(bc)) < 0)
