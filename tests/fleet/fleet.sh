@@ -80,6 +80,15 @@ routed_port() {
 	done
 	echo "$q"
 }
+# valid TITLE FILE: each line of FILE is one document TITLE of doc/ib-hook-fleet.schema.json
+valid() {
+	[ -s "$2" ] || return 1
+	while IFS= read -r line; do
+		printf '%s\n' "$line" |
+			python3 "$here/../validate-json.py" "$here/../../doc/ib-hook-fleet.schema.json" "$1" ||
+			return 1
+	done <"$2"
+}
 apply() {
 	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
 }
@@ -103,6 +112,9 @@ end=$(date +%s.%N)
 expect none
 check "  the summary is folded like clush -b" grep -qx "992 pairs: 896 ok, 0 not ok, 96 local (not judged)" "$T_DIR/matrix.txt"
 check "  the page has a cell per pair" test "$(grep -o '<td class="cell ' "$T_DIR/matrix.html" | wc -l)" = 992
+check "  the inventory is one valid document per host" valid inventory "$T_DIR/inventory.json"
+check "  so are the answers" valid answers "$T_DIR/answers.json"
+check "  and the matrix" valid matrix "$T_DIR/matrix.json"
 check "  the page fetches nothing" sh -c "! grep -qiE '<script|<link|src=|https?://' '$T_DIR/matrix.html'"
 echo "# 992 pairs checked and joined in $(echo "$end - $start" | bc) s"
 
