@@ -177,6 +177,61 @@ static int probe_of(const struct fleet *f, const char *host, const struct json *
 	return 0;
 }
 
+/* host names as people sort them: n2 before n10 */
+static int natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			char *ea, *eb;
+			unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int fleet_sort(struct fleet *f)
+{
+	struct fleet_port *sorted;
+	size_t *order;
+
+	if (f->n_probes)
+		return -EBUSY;
+	sorted = malloc((f->n_ports + 1) * sizeof(*sorted));
+	order = malloc((f->n_ports + 1) * sizeof(*order));
+	if (!sorted || !order) {
+		free(sorted);
+		free(order);
+		return -ENOMEM;
+	}
+	/* insertion: stable, so a host's ports keep the order its inventory gave them */
+	for (size_t i = 0; i < f->n_ports; i++) {
+		size_t k = i;
+
+		while (k > 0 && natural_cmp(f->ports[order[k - 1]].host, f->ports[i].host) > 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	for (size_t i = 0; i < f->n_ports; i++)
+		sorted[i] = f->ports[order[i]];
+	free(order);
+	free(f->ports);
+	f->ports = sorted;
+	f->cap_ports = f->n_ports + 1;
+	return 0;
+}
+
 int fleet_add_probes(struct fleet *f, const struct json *doc)
 {
 	const char *host = json_get_string(doc, "host");
@@ -465,6 +520,56 @@ static void summary_line(FILE *out, const struct matrix *m)
 		fprintf(out, ", %zu unknown", m->unknown);
 }
 
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if (*s == '"')
+			fputs("&quot;", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* the pairs of group g, folded: a line per source port (a list item in HTML) */
+static void print_fold(const struct fleet *f, const struct matrix *m, const struct group *g,
+		       bool html, FILE *out)
+{
+	for (size_t i = 0; i < f->n_ports; i++) {
+		bool any = false;
+
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j || c->cause != g->cause || c->at != g->at)
+				continue;
+			if (!any && html) {
+				fprintf(out, "<li>");
+				html_text(out, f->ports[i].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[i].ifname);
+				fprintf(out, " &rarr;");
+			} else if (!any)
+				fprintf(out, "  %s %s ->", f->ports[i].host, f->ports[i].ifname);
+			if (html) {
+				fprintf(out, " ");
+				html_text(out, f->ports[j].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[j].ifname);
+			} else
+				fprintf(out, " %s %s", f->ports[j].host, f->ports[j].ifname);
+			any = true;
+		}
+		if (any)
+			fprintf(out, html ? "</li>\n" : "\n");
+	}
+}
+
 static void print_text(const struct fleet *f, const struct matrix *m, const struct group *g,
 		       size_t n_groups, FILE *out)
 {
@@ -476,24 +581,7 @@ static void print_text(const struct fleet *f, const struct matrix *m, const stru
 		fprintf(out, "---------------\n%s at %s %s (%zu pair%s)\n---------------\n%s\n",
 			fleet_cause_word(g[k].cause), at->host, at->ifname, g[k].pairs,
 			g[k].pairs == 1 ? "" : "s", m->cells[g[k].first].why);
-		/* folded: one line per source port */
-		for (size_t i = 0; i < f->n_ports; i++) {
-			bool any = false;
-
-			for (size_t j = 0; j < f->n_ports; j++) {
-				const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
-
-				if (i == j || c->cause != g[k].cause || c->at != g[k].at)
-					continue;
-				if (!any)
-					fprintf(out, "  %s %s ->", f->ports[i].host,
-						f->ports[i].ifname);
-				fprintf(out, " %s %s", f->ports[j].host, f->ports[j].ifname);
-				any = true;
-			}
-			if (any)
-				fprintf(out, "\n");
-		}
+		print_fold(f, m, &g[k], false, out);
 	}
 }
 
@@ -544,22 +632,6 @@ static void print_json(const struct fleet *f, const struct matrix *m, const stru
 	fprintf(out, "],\"ok\":%s}\n", m->not_ok || m->unknown ? "false" : "true");
 }
 
-static void html_text(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '"')
-			fputs("&quot;", out);
-		else
-			fputc(*s, out);
-	}
-}
-
 /* how many ports host has, counted from port i on (the ports come host by host) */
 static size_t host_span(const struct fleet *f, size_t i)
 {
@@ -579,8 +651,8 @@ static void print_html(const struct fleet *f, const struct matrix *m, const stru
 		     "table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
 		     "table.m th.h{font-weight:bold;border:1px solid #888}"
 		     "td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
-		     "td.self{background:#000}table.l td{padding:2px 6px;border-bottom:1px solid "
-		     "#ddd}span.k{display:inline-block;width:12px;height:12px;margin:0 4px}\n");
+		     "td.self{background:#000}ul.l{font-size:13px}span.k{display:inline-block;"
+		     "width:12px;height:12px;margin:0 4px}\n");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		fprintf(out, ".%s{background:%s}\n", causes[i].word, causes[i].colour);
 	fprintf(out, "</style></head><body>\n<h1>");
@@ -642,20 +714,19 @@ static void print_html(const struct fleet *f, const struct matrix *m, const stru
 	}
 	fprintf(out, "</table>\n");
 	if (n_groups)
-		fprintf(out, "<h2>Failing pairs</h2>\n<table class=\"l\">\n"
-			     "<tr><th>cause</th><th>at</th><th>pairs</th><th>example</th></tr>\n");
+		fprintf(out, "<h2>Failing pairs, by cause</h2>\n");
 	for (size_t k = 0; k < n_groups; k++) {
-		fprintf(out, "<tr><td><span class=\"k %s\"></span>%s</td><td>",
-			fleet_cause_word(g[k].cause), fleet_cause_word(g[k].cause));
+		fprintf(out, "<h3><span class=\"k %s\"></span>%s at ", fleet_cause_word(g[k].cause),
+			fleet_cause_word(g[k].cause));
 		html_text(out, f->ports[g[k].at].host);
 		fprintf(out, " ");
 		html_text(out, f->ports[g[k].at].ifname);
-		fprintf(out, "</td><td>%zu</td><td>", g[k].pairs);
+		fprintf(out, " (%zu pair%s)</h3>\n<p>", g[k].pairs, g[k].pairs == 1 ? "" : "s");
 		html_text(out, m->cells[g[k].first].why);
-		fprintf(out, "</td></tr>\n");
+		fprintf(out, "</p>\n<ul class=\"l\">\n");
+		print_fold(f, m, &g[k], true, out);
+		fprintf(out, "</ul>\n");
 	}
-	if (n_groups)
-		fprintf(out, "</table>\n");
 	fprintf(out, "</body></html>\n");
 }
 

@@ -93,6 +93,8 @@ const char *fleet_cause_word(enum fleet_cause c);
 void fleet_free(struct fleet *f);
 /* the ports of one --inventory document; -EINVAL when it is not one, -EEXIST for a host twice */
 int fleet_add_inventory(struct fleet *f, const struct json *doc);
+/* the ports by host name, as people sort them (n2 before n10); before any probe is added */
+int fleet_sort(struct fleet *f);
 /* the probes of one --check --fleet document; -EINVAL when it is not one */
 int fleet_add_probes(struct fleet *f, const struct json *doc);
 /* the port of host and ifname, or -ENOENT */

@@ -81,6 +81,8 @@ int join_run(const char *inventory, const char *const *answers, size_t n_answers
 	int r;
 
 	r = read_into(&f, inventory, fleet_add_inventory, "joined inventory");
+	if (r >= 0)
+		r = fleet_sort(&f);
 	for (size_t i = 0; r >= 0 && i < (n_answers ? n_answers : 1); i++)
 		r = read_into(&f, n_answers ? answers[i] : "-", fleet_add_probes,
 			      "answer of --check --fleet");

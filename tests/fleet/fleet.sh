@@ -135,6 +135,7 @@ for round in $(seq 1 "$rounds"); do
 	nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=0" "net.ipv4.conf.$p.arp_filter=0"
 	steps
 	expect arp-flux "$h" "$p"
+	[ "$round" = 1 ] && cp "$T_DIR/matrix.html" "$T_DIR/page.html" && page="$h $p"
 	apply
 
 	h=h$((RANDOM % HOSTS + 1))
@@ -157,4 +158,33 @@ for round in $(seq 1 "$rounds"); do
 done
 steps
 expect none
+
+# the page of the first ARP flux, in a real browser: rendered, and its DOM
+# has a cell per pair, the failing ones (84) carrying the cause at its port
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -n "$browser" ]; then
+	chrome() {
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+			--user-data-dir="$T_DIR/chromium" "$@" "file://$T_DIR/page.html" 2>/dev/null
+	}
+	chrome --window-size=1300,1100 --screenshot="$T_DIR/page.png" >/dev/null
+	check "the page renders in $($browser --version 2>/dev/null | head -n 1)" test -s "$T_DIR/page.png"
+	[ -z "${IB_HOOK_FLEET_SCREENSHOT:-}" ] || cp "$T_DIR/page.png" "$IB_HOOK_FLEET_SCREENSHOT"
+	chrome --dump-dom >"$T_DIR/dom.html"
+	set -- $page
+	check "  its DOM has 992 cells, 84 of them arp-flux at $1 $2" python3 -c '
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    cells, flux = 0, 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "td" and "cell" in a.get("class", "").split():
+            P.cells += 1
+            P.flux += "arp-flux" in a["class"].split() and (": arp-flux at %s %s: " % (sys.argv[2], sys.argv[3])) in a.get("title", "")
+P().feed(open(sys.argv[1]).read())
+print("# %d cells, %d arp-flux at %s %s" % (P.cells, P.flux, sys.argv[2], sys.argv[3]))
+sys.exit(not (P.cells == 992 and P.flux == 84))' "$T_DIR/dom.html" "$1" "$2"
+else
+	echo "# no chromium: the page is not rendered (apt-get install chromium)"
+fi
 done_testing
