@@ -93,6 +93,16 @@ apply() {
 	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
 }
 
+# bad input: a clear error, exit 2
+echo '{"version":1,"host":"x","ports":[' >"$T_DIR/broken.json"
+expect_rc "--check --fleet with a broken inventory: exit 2" 2 nsx h1 "$IB_HOOK" --check --fleet "$T_DIR/broken.json"
+check "  says where" grep -q "is no joined inventory (ib-hook(8)), near byte" "$T_DIR/err"
+expect_rc "--check --fleet naming no port of this host: exit 2" 2 nsx h1 "$IB_HOOK" --check --fleet - </dev/null
+expect_rc "--join without --fleet: exit 2" 2 "$IB_HOOK" --join "$T_DIR/broken.json"
+expect_rc "--html without --join: exit 2" 2 "$IB_HOOK" --inventory --html
+expect_rc "--check --fleet with a peer: exit 2" 2 "$IB_HOOK" --check --fleet "$T_DIR/broken.json" 10.0.0.1
+expect_rc "--join of a broken answer: exit 2" 2 "$IB_HOOK" --join --fleet /dev/null "$T_DIR/broken.json"
+
 seed=${IB_HOOK_FLEET_SEED:-$(date +%s)}
 rounds=${IB_HOOK_FLEET_ROUNDS:-2}
 
