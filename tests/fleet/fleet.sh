@@ -104,6 +104,7 @@ expect_rc "--check --fleet with a peer: exit 2" 2 "$IB_HOOK" --check --fleet "$T
 expect_rc "--join of a broken answer: exit 2" 2 "$IB_HOOK" --join --fleet /dev/null "$T_DIR/broken.json"
 
 seed=${IB_HOOK_FLEET_SEED:-$(date +%s)}
+page="- -" # the host and port of the first ARP flux, whose page the browser renders
 rounds=${IB_HOOK_FLEET_ROUNDS:-2}
 
 # ib-hook never applied on one host
