@@ -91,6 +91,29 @@ static size_t port(const struct fleet *f, const char *host, const char *ifname)
 	return i;
 }
 
+/* the port named "host:ifname" */
+static size_t named(const struct fleet *f, const char *name)
+{
+	char host[32];
+	const char *colon = strchr(name, ':');
+
+	assert_non_null(colon);
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - name), name);
+	return port(f, host, colon + 1);
+}
+
+/* the verdict of one pair and the port its cause lies at */
+static void expect_cell(const struct fleet *f, const char *from, const char *to,
+			enum fleet_cause want, const char *at)
+{
+	struct fleet_cell c;
+
+	fleet_judge(f, named(f, from), named(f, to), &c);
+	assert_string_equal(fleet_cause_word(c.cause), fleet_cause_word(want));
+	if (want != FLEET_OK)
+		assert_int_equal(c.at, named(f, at));
+}
+
 /* every pair's verdict; the one from -> to as want at at, every other one ok or local */
 static void expect_only(const struct fleet *f, const char *from, const char *to,
 			enum fleet_cause want, const char *at)
@@ -172,17 +195,12 @@ static void route_faults_at_the_source(void **state)
 static void rp_filter_at_the_port_that_drops(void **state)
 {
 	struct fleet f;
-	struct fleet_cell c;
 
 	(void)state;
 	load(&f, INVENTORY("", "", ",\"rp_filter\":1", ""), "2 0 1 0",
 	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
-	fleet_judge(&f, port(&f, "a", "ib0"), port(&f, "b", "ib0"), &c);
-	assert_int_equal(c.cause, FLEET_RP_FILTER);
-	assert_int_equal(c.at, port(&f, "b", "ib0"));
-	fleet_judge(&f, port(&f, "b", "ib0"), port(&f, "a", "ib0"), &c);
-	assert_int_equal(c.cause, FLEET_NO_RULE);
-	assert_int_equal(c.at, port(&f, "b", "ib0"));
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_RP_FILTER, "b:ib0");
+	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
 	/* loose mode (2) lets it in */
 	load(&f, INVENTORY("", "", ",\"rp_filter\":2", ""), "2 0 1 0",
@@ -194,16 +212,11 @@ static void rp_filter_at_the_port_that_drops(void **state)
 static void down_and_unanswered(void **state)
 {
 	struct fleet f;
-	struct fleet_cell c;
 
 	(void)state;
 	load(&f, INVENTORY("", "", "", ",\"up\":false"), NULL, NULL);
-	fleet_judge(&f, port(&f, "a", "ib1"), port(&f, "b", "ib1"), &c);
-	assert_int_equal(c.cause, FLEET_PORT_DOWN);
-	assert_int_equal(c.at, port(&f, "b", "ib1"));
-	fleet_judge(&f, port(&f, "b", "ib1"), port(&f, "a", "ib0"), &c);
-	assert_int_equal(c.cause, FLEET_PORT_DOWN);
-	assert_int_equal(c.at, port(&f, "b", "ib1"));
+	expect_cell(&f, "a:ib1", "b:ib1", FLEET_PORT_DOWN, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib0", FLEET_PORT_DOWN, "b:ib1");
 	fleet_free(&f);
 	load(&f, GOOD, "1 0 2 1", probe(1, 0, 2, 1, "ib0", 1000, "[]"));
 	expect_only(&f, "a:ib0", "b:ib1", FLEET_NO_ANSWER, "b:ib1");
@@ -219,7 +232,6 @@ static void silent_host(void **state)
 {
 	struct fleet f = {};
 	char *a = answers(1, NULL, NULL);
-	struct fleet_cell c;
 	size_t at = 0;
 	char *buf = NULL;
 	size_t size = 0;
@@ -228,10 +240,8 @@ static void silent_host(void **state)
 	(void)state;
 	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
 	assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
-	fleet_judge(&f, port(&f, "b", "ib0"), port(&f, "a", "ib0"), &c);
-	assert_int_equal(c.cause, FLEET_UNKNOWN);
-	fleet_judge(&f, port(&f, "a", "ib0"), port(&f, "b", "ib0"), &c);
-	assert_int_equal(c.cause, FLEET_OK);
+	expect_cell(&f, "b:ib0", "a:ib0", FLEET_UNKNOWN, "b:ib0");
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_OK, NULL);
 	out = open_memstream(&buf, &size);
 	assert_int_equal(fleet_print(&f, FLEET_TEXT, out), 1);
 	fclose(out);
