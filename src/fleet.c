@@ -660,7 +660,8 @@ static void print_html(const struct fleet *f, const struct matrix *m, const stru
 	fprintf(out, "</h1>\n<p>Rows: the source port; columns: the destination port. "
 		     "Hover over a cell for its cause.</p>\n<p>");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
-		fprintf(out, "<span class=\"k %s\"></span>%s ", causes[i].word, causes[i].word);
+		fprintf(out, "<span title=\"%s\"><span class=\"k %s\"></span>%s</span> ",
+			causes[i].meaning, causes[i].word, causes[i].word);
 	fprintf(out, "</p>\n<table class=\"m\">\n<tr><th></th><th></th>");
 	for (size_t j = 0; j < f->n_ports; j += host_span(f, j)) {
 		fprintf(out, "<th class=\"h\" colspan=\"%zu\">", host_span(f, j));
