@@ -232,8 +232,25 @@ int fleet_sort(struct fleet *f)
 	return 0;
 }
 
+/* by source port, destination port, then addresses: an order that does not depend on the input's */
+static int probe_cmp(const void *x, const void *y)
+{
+	const struct fleet_probe *a = x, *b = y;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->src.family != b->src.family)
+		return a->src.family < b->src.family ? -1 : 1;
+	if (memcmp(a->src.a, b->src.a, sizeof(a->src.a)))
+		return memcmp(a->src.a, b->src.a, sizeof(a->src.a));
+	return memcmp(a->dst.a, b->dst.a, sizeof(a->dst.a));
+}
+
 int fleet_add_probes(struct fleet *f, const struct json *doc)
 {
+	size_t start = f->n_probes;
 	const char *host = json_get_string(doc, "host");
 	const struct json *probes = json_get(doc, "probes");
 	int r;
@@ -258,6 +275,15 @@ int fleet_add_probes(struct fleet *f, const struct json *doc)
 		if (r < 0)
 			return r;
 		f->n_probes++;
+	}
+	/* every probe of a document comes from its host: each port's probes are one run */
+	qsort(f->probes + start, f->n_probes - start, sizeof(*f->probes), probe_cmp);
+	for (size_t i = start; i < f->n_probes; i++) {
+		struct fleet_port *from = &f->ports[f->probes[i].from];
+
+		if (i == start || f->probes[i - 1].from != f->probes[i].from)
+			from->probes_first = i;
+		from->n_probes++;
 	}
 	return 0;
 }
@@ -331,14 +357,35 @@ static int port_by_hwaddr(const struct fleet *f, const char *hw, size_t *ret)
 	return -ENOENT;
 }
 
+/* the probes from port from to port to: *ret_first and how many */
+static size_t probes_between(const struct fleet *f, size_t from, size_t to, size_t *ret_first)
+{
+	size_t lo = f->ports[from].probes_first, hi = lo + f->ports[from].n_probes, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->probes[mid].to < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*ret_first = lo;
+	while (lo + n < f->ports[from].probes_first + f->ports[from].n_probes &&
+	       f->probes[lo + n].to == to)
+		n++;
+	return n;
+}
+
 /* what the destination's host found from dst back to src: the way a reply leaves */
 static const struct fleet_probe *reverse_of(const struct fleet *f, const struct fleet_probe *p)
 {
-	for (size_t i = 0; i < f->n_probes; i++) {
+	size_t first, n = probes_between(f, p->to, p->from, &first);
+
+	for (size_t i = first; i < first + n; i++) {
 		const struct fleet_probe *q = &f->probes[i];
 
-		if (q->from == p->to && q->to == p->from && ip_same_address(&q->src, &p->dst) &&
-		    ip_same_address(&q->dst, &p->src))
+		if (ip_same_address(&q->src, &p->dst) && ip_same_address(&q->dst, &p->src))
 			return q;
 	}
 	return NULL;
@@ -412,7 +459,7 @@ static void port_down(const struct fleet_port *p, size_t i, struct fleet_cell *c
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
-	bool any = false;
+	size_t first, n = probes_between(f, from, to, &first);
 
 	memset(ret, 0, sizeof(*ret));
 	if (strcmp(a->host, b->host) == 0) {
@@ -421,12 +468,9 @@ void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cel
 	}
 	port_down(a, from, ret);
 	port_down(b, to, ret);
-	for (size_t i = 0; i < f->n_probes && ret->cause == FLEET_OK; i++)
-		if (f->probes[i].from == from && f->probes[i].to == to) {
-			judge_probe(f, &f->probes[i], ret);
-			any = true;
-		}
-	if (!any)
+	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++)
+		judge_probe(f, &f->probes[i], ret);
+	if (!n)
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
 			reported(f, a->host) ? "checked no address of a common family"
 					     : "sent no answers");

@@ -39,6 +39,8 @@ struct fleet_port {
 	char rdma_dev[FLEET_NAME_MAX];
 	uint32_t rdma_port;
 	char rdma_state[32];
+	/* its probes in fleet.probes: contiguous, by destination port (fleet_add_probes) */
+	size_t probes_first, n_probes;
 };
 
 /* what the source host found for one pair of addresses (step 2) */
