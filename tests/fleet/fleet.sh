@@ -8,10 +8,14 @@
 # directed pairs are ok (96 local); then each fault kind at a random host and
 # port, one at a time: the matrix names exactly that host, port and cause,
 # and no other pair is broken. IB_HOOK_FLEET_SEED repeats a run;
-# IB_HOOK_FLEET_ROUNDS (default 2) rounds of faults, each with its seed.
+# IB_HOOK_FLEET_ROUNDS (default 2) rounds of faults, each with its seed;
+# IB_HOOK_FLEET_SHELL=clush runs the steps through clush instead.
 . "$(dirname "$0")/../lib.sh"
-t_require pdsh python3 unshare
-pdsh -V 2>&1 | grep -q 'rcmd modules:.*exec' || skip "pdsh has no exec module"
+shell=${IB_HOOK_FLEET_SHELL:-pdsh}
+t_require "$shell" python3 unshare
+if [ "$shell" = pdsh ]; then
+	pdsh -V 2>&1 | grep -q 'rcmd modules:.*exec' || skip "pdsh has no exec module"
+fi
 
 HOSTS=8
 PORTS=4
@@ -42,7 +46,7 @@ ON
 chmod +x "$T_DIR/on"
 # fleet [-x HOST] CMD...: CMD on every host at once, %h its name (the README's recipe)
 fleet() {
-	pdsh -R exec -f 32 -N -w "h[1-$HOSTS]" "$@"
+	"$shell" -R exec -f 32 -N -w "h[1-$HOSTS]" "$@"
 }
 # the three steps, into $T_DIR/inventory.json, answers.json, matrix.json (and .txt, .html)
 steps() {
