@@ -94,6 +94,14 @@ static int sysctl_of(const struct json *o, const char *key)
 	return v >= 0 && v < 256 ? (int)v : -1;
 }
 
+/* a number that fits, else 0: a cast of what does not is undefined */
+static uint32_t uint32_of(const struct json *o, const char *key)
+{
+	double v = json_get_number(o, key, 0);
+
+	return v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 {
 	const struct json *addrs = json_get(o, "addresses"), *rdma = json_get(o, "rdma");
@@ -121,7 +129,7 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 		if (!copy(p->rdma_dev, sizeof(p->rdma_dev), json_get_string(rdma, "device")) ||
 		    !copy(p->rdma_state, sizeof(p->rdma_state), json_get_string(rdma, "state")))
 			return -EINVAL;
-		p->rdma_port = (uint32_t)json_get_number(rdma, "port", 0);
+		p->rdma_port = uint32_of(rdma, "port");
 	}
 	return 0;
 }
@@ -166,7 +174,7 @@ static int probe_of(const struct fleet *f, const char *host, const struct json *
 		return -EINVAL;
 	if (dev) {
 		p->route = copy(p->route_dev, sizeof(p->route_dev), dev);
-		p->route_table = (uint32_t)json_get_number(o, "route_table", 0);
+		p->route_table = uint32_of(o, "route_table");
 	}
 	if (arp && arp->type == JSON_ARRAY) {
 		p->probed = true;
