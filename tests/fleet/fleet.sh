@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The fleet view (issue 31, SPEC 10): 8 hosts x 4 ports in one subnet, each
 # host a network namespace whose ports (veths named like IB ports) meet on
-# one bridge. The three steps run through a parallel shell, pdsh with its
+# one bridge, IPv4 and IPv6. The three steps run through a parallel shell, pdsh with its
 # exec module standing in for ssh: --inventory on every host, --check
 # --fleet on every host, --join once. With ib-hook applied everywhere all 992
 # directed pairs are ok (96 local); then each fault kind at a random host and
@@ -33,6 +33,7 @@ for h in $(seq 1 $HOSTS); do
 		veth "h$h" "ib$p" "h${h}i$p" sw
 		ip -n "$(ns sw)" link set "h${h}i$p" master br0
 		addr "h$h" "ib$p" "10.10.$h.$((p + 1))/16"
+		ip -n "$(ns "h$h")" addr add "fd00:10::$h:$((p + 1))/64" dev "ib$p" nodad || exit 1
 	done
 done
 
@@ -63,21 +64,25 @@ steps() {
 # expect KIND [HOST PORT]: the matrix says exactly what KIND at HOST PORT breaks
 expect() {
 	if python3 "$here/expect.py" "$T_DIR/matrix.json" $HOSTS $PORTS "$@" >"$T_DIR/expect"; then
-		ok "$*: exactly the pairs it breaks, and at its place"
+		ok "${family:-}$*: exactly the pairs it breaks, and at its place"
 	else
-		not_ok "$*: the matrix says otherwise"
+		not_ok "${family:-}$*: the matrix says otherwise"
 		sed 's/^/#/' "$T_DIR/expect"
 		sed -n '1,12s/^/#  /p' "$T_DIR/matrix.txt"
 	fi
 	sed 's/^/# /' "$T_DIR/expect" | tail -n 1
 }
-# main_port HOST ADDR: the port the main table sends traffic from ADDR through
+# main_port HOST [-6]: the port the main table sends traffic into the subnet through
 main_port() {
-	ip -n "$(ns "$1")" route show table main 10.10.0.0/16 | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+	if [ "${2:-}" = -6 ]; then
+		ip -n "$(ns "$1")" -6 route get fd00:10::ff:ff | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+	else
+		ip -n "$(ns "$1")" route get 10.10.255.255 | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+	fi
 }
-# a port of host that the main table's route does not leave through: a lost rule shows there
+# routed_port HOST [-6]: a port the main table does not leave through: a lost rule shows there
 routed_port() {
-	mp=$(main_port "$1")
+	mp=$(main_port "$@")
 	while :; do
 		q=ib$((RANDOM % PORTS))
 		[ "$q" != "$mp" ] && break
@@ -142,7 +147,14 @@ for round in $(seq 1 "$rounds"); do
 	p=$(routed_port "$h")
 	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
 	steps
-	expect no-rule "$h" "$p"
+	family="IPv4 " expect no-rule "$h" "$p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h" -6)
+	ip -n "$(ns "$h")" -6 rule del from "fd00:10::${h#h}:$((${p#ib} + 1))"
+	steps
+	family="IPv6 " expect no-rule "$h" "$p"
 	apply
 
 	h=h$((RANDOM % HOSTS + 1))
