@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The fleet view (issue 31, SPEC 10): 8 hosts x 4 ports in one subnet, each
-# host a network namespace whose ports (veths named like IB ports) meet on
-# one bridge, IPv4 and IPv6. The three steps run through a parallel shell, pdsh with its
-# exec module standing in for ssh: --inventory on every host, --check
-# --fleet on every host, --join once. With ib-hook applied everywhere all 992
+# The fleet view (issue 31, SPEC 10): 8 hosts x 4 ports in one subnet (IPv4
+# and IPv6), each host a network namespace whose ports (veths named like IB
+# ports) meet on one bridge. The three steps run through a parallel shell,
+# pdsh with its exec module standing in for ssh: --inventory on every host,
+# --check --fleet on every host, --join once. With ib-hook applied everywhere all 992
 # directed pairs are ok (96 local); then each fault kind at a random host and
 # port, one at a time: the matrix names exactly that host, port and cause,
 # and no other pair is broken. IB_HOOK_FLEET_SEED repeats a run;
