@@ -14,7 +14,7 @@ set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
-targets=${*:-config hookenv netlink uevent}
+targets=${*:-config hookenv netlink uevent fleet}
 failed=0
 tmp=$(mktemp -d /tmp/ib-hook-fuzz.XXXXXX) || exit 1
 artifacts=${FUZZ_ARTIFACTS:-$tmp/artifacts}

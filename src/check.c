@@ -83,8 +83,7 @@ bool check_verdict_passes(enum ibh_check_verdict v)
 	return verdicts[verdict_row(v)].verdict == v && verdicts[verdict_row(v)].passes;
 }
 
-/* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag */
-static int effective(const char *ifname, const char *key, bool or)
+int check_conf_effective(const char *ifname, const char *key, bool or)
 {
 	int x = kernel->conf_read(ifname, key), all = kernel->conf_read("all", key);
 
@@ -385,8 +384,8 @@ static void local_peer(struct ibh_kernel *k, const struct ibh_addr_entry *all, s
 		return;
 	snprintf(l->local_dev, sizeof(l->local_dev), "%s", y.name);
 	if (l->addr.family == AF_INET) {
-		l->local_accept = effective(y.name, "accept_local", true);
-		l->local_arp_filter = effective(y.name, "arp_filter", true);
+		l->local_accept = check_conf_effective(y.name, "accept_local", true);
+		l->local_arp_filter = check_conf_effective(y.name, "arp_filter", true);
 	}
 }
 
@@ -415,9 +414,9 @@ static void gather(struct ibh_kernel *k, const struct ibh_link *link,
 	}
 	l->arp_ignore = l->arp_announce = l->arp_filter = -1;
 	if (l->addr.family == AF_INET) {
-		l->arp_ignore = effective(link->name, "arp_ignore", false);
-		l->arp_announce = effective(link->name, "arp_announce", false);
-		l->arp_filter = effective(link->name, "arp_filter", true);
+		l->arp_ignore = check_conf_effective(link->name, "arp_ignore", false);
+		l->arp_announce = check_conf_effective(link->name, "arp_announce", false);
+		l->arp_filter = check_conf_effective(link->name, "arp_filter", true);
 	}
 	l->cm_r = 1;
 	l->gid_index = -1;

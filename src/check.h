@@ -83,6 +83,8 @@ bool check_verdict_passes(enum ibh_check_verdict v);
  */
 int check_probe(const struct ibh_addr *a, const struct ibh_addr_entry *all, size_t n_all,
 		struct ibh_ip *ret);
+/* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag; -1 unknown */
+int check_conf_effective(const char *ifname, const char *key, bool or);
 /*
  * Checks every managed address (or those of ifnames) against each peer,
  * else against a probe address in its prefix; prints one line each (or one

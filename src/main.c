@@ -19,8 +19,11 @@
 #include "config.h"
 #include "engine.h"
 #include "hookenv.h"
+#include "inventory.h"
+#include "join.h"
 #include "lock.h"
 #include "log.h"
+#include "probe.h"
 #include "watch.h"
 
 #define DEFAULT_CONFIG SYSCONFDIR "/ib-hook.conf"
@@ -42,7 +45,14 @@ static void help(FILE *f)
 		"  -k, --check [PEER...]\n"
 		"                     will RDMA CM use each managed address's port (to each\n"
 		"                     PEER)? read-only; exit 1 unless every line is ok\n"
-		"      --json         --status, --dry-run and --check as one JSON document\n"
+		"      --fleet FILE   with --check: every address of every other host in FILE,\n"
+		"                     the joined --inventory of a fleet (- for stdin)\n"
+		"      --inventory    this host's ports as JSON, for the fleet view\n"
+		"      --join [ANSWER...]\n"
+		"                     with --fleet: the hosts' --check --fleet --json answers\n"
+		"                     (files, else stdin) into the matrix of port pairs\n"
+		"      --json         --status, --dry-run, --check and --join as JSON\n"
+		"      --html         --join as one HTML page\n"
 		"      --watch        keep managed interfaces applied from the kernel's events\n"
 		"  -c, --config PATH  configuration file (default %s)\n"
 		"  -w, --wait SEC     wait at most SEC seconds for another run (default 30)\n"
@@ -69,6 +79,9 @@ struct cli {
 	const char *ifaces[MAX_IFACES];
 	size_t n_ifaces;
 	bool all, watch, check;
+	/* the fleet view: --inventory, --check --fleet FILE, --join */
+	bool inventory, join, html;
+	const char *fleet;
 	struct ibh_ip peers[MAX_PEERS]; /* --check PEER... */
 	size_t n_peers;
 	const char *config_path; /* --config, or NULL: the default file and drop-ins */
@@ -111,6 +124,26 @@ static bool check_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 	return true;
 }
 
+/* the three steps of the fleet view: what each takes; true: go on */
+static bool fleet_args(int argc, char *argv[], struct cli *cli, int *exit_code)
+{
+	int steps = cli->inventory + cli->join + (cli->check && cli->fleet);
+
+	if (steps != 1 || cli->all || cli->n_ifaces || cli->watch ||
+	    cli->req.mode != IBH_MODE_CHANGE || cli->req.action != IBH_ACTION_APPLY)
+		return stop(exit_code, usage_error("the fleet view is one of --inventory, "
+						   "--check --fleet FILE and --join --fleet FILE",
+						   NULL));
+	if (cli->join != !!cli->fleet && !cli->check)
+		return stop(exit_code, usage_error("--join takes --fleet FILE", NULL));
+	if (cli->html && (!cli->join || cli->req.json))
+		return stop(exit_code,
+			    usage_error("--html goes with --join, without --json", NULL));
+	if (optind < argc && !cli->join)
+		return stop(exit_code, usage_error("unexpected argument", argv[optind]));
+	return true;
+}
+
 /* true: go on; false: exit with *exit_code */
 static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
@@ -122,7 +155,9 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		{ "json", no_argument, NULL, 'j' },        { "watch", no_argument, NULL, 'W' },
 		{ "config", required_argument, NULL, 'c' }, { "wait", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },     { "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },        {},
+		{ "help", no_argument, NULL, 'h' },        { "inventory", no_argument, NULL, 'N' },
+		{ "fleet", required_argument, NULL, 'F' }, { "join", no_argument, NULL, 'J' },
+		{ "html", no_argument, NULL, 'H' },        {},
 	};
 	/* clang-format on */
 	struct ibh_request *req = &cli->req;
@@ -149,6 +184,16 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 			  : opt == 'j' ? &req->json
 			  : opt == 'W' ? &cli->watch
 				       : &cli->check) = true;
+			break;
+		case 'N':
+		case 'J':
+		case 'H':
+			*(opt == 'N'   ? &cli->inventory
+			  : opt == 'J' ? &cli->join
+				       : &cli->html) = true;
+			break;
+		case 'F':
+			cli->fleet = optarg;
 			break;
 		case 'r':
 			req->action = IBH_ACTION_REMOVE;
@@ -193,6 +238,8 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 								  : argv[optind - 1]));
 		}
 	}
+	if (cli->inventory || cli->join || cli->html || cli->fleet)
+		return fleet_args(argc, argv, cli, exit_code);
 	if (cli->check)
 		return check_args(argc, argv, cli, exit_code);
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
@@ -342,6 +389,38 @@ cleanup:
 	return res;
 }
 
+/* --join and --check --fleet: other hosts' documents, no configuration of this host's */
+static int fleet_main(const struct cli *cli, int argc, char *argv[])
+{
+	size_t at = 0;
+	int r;
+
+	log_setup(IBH_LOG_STDERR, cli->verbose ? LOG_DEBUG : LOG_INFO);
+	signal(SIGPIPE, SIG_IGN);
+	if (cli->join)
+		r = join_run(cli->fleet, (const char *const *)argv + optind,
+			     (size_t)(argc - optind),
+			     cli->html	     ? FLEET_HTML
+			     : cli->req.json ? FLEET_JSON
+					     : FLEET_TEXT,
+			     stdout);
+	else {
+		r = probe_run(cli->fleet, cli->req.json, stdout, &at);
+		if (r == -ENOENT)
+			log_error("no host of '%s' has this host's ports, or no such file",
+				  cli->fleet);
+		else if (r == -EINVAL || r == -EEXIST)
+			log_error("'%s' is no joined inventory (ib-hook(8)), near byte %zu",
+				  cli->fleet, at);
+		else if (r < 0)
+			log_error_errno(r, "cannot check the fleet's pairs: %m%s",
+					log_errno_hint(r));
+	}
+	if (fflush(stdout) != 0 && r >= 0)
+		r = -EIO;
+	return r == -EINVAL || r == -ENOENT || r == -EEXIST ? IBH_USAGE : r < 0 ? IBH_FAILED : r;
+}
+
 int main(int argc, char *argv[])
 {
 	struct cli cli = {
@@ -358,6 +437,8 @@ int main(int argc, char *argv[])
 
 	if (!parse_args(argc, argv, &cli, &r))
 		return r;
+	if (cli.join || cli.fleet)
+		return fleet_main(&cli, argc, argv);
 	dropin_dir = cli.config_path ? NULL : DEFAULT_CONFIG ".d";
 
 	/*
@@ -365,15 +446,15 @@ int main(int argc, char *argv[])
 	 * postinst); --status and --dry-run print on stdout and never log to the
 	 * journal; a dispatcher or the watcher logs to the journal.
 	 */
-	target = cli.req.mode != IBH_MODE_CHANGE || cli.check ? IBH_LOG_STDERR
-		 : cli.all || cli.n_ifaces		      ? IBH_LOG_BOTH
-							      : IBH_LOG_AUTO;
+	target = cli.req.mode != IBH_MODE_CHANGE || cli.check || cli.inventory ? IBH_LOG_STDERR
+		 : cli.all || cli.n_ifaces				       ? IBH_LOG_BOTH
+									       : IBH_LOG_AUTO;
 	log_setup(target, cli.verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch &&
-	    !cli.check) {
+	    !cli.check && !cli.inventory) {
 		if (!from_hook_env(&cli, &r))
 			return r;
 	}
@@ -397,6 +478,12 @@ int main(int argc, char *argv[])
 		return 0;
 	}
 
+	if (cli.inventory) {
+		r = inventory_run(&config, stdout);
+		if (r < 0)
+			log_error_errno(r, "cannot ask the kernel: %m");
+		return r < 0 || fflush(stdout) != 0 ? IBH_FAILED : 0;
+	}
 	if (cli.check) {
 		r = check_run(&config, cli.ifaces, cli.n_ifaces, cli.peers, cli.n_peers,
 			      cli.req.json, stdout);

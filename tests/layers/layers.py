@@ -15,7 +15,7 @@ import subprocess
 import sys
 
 LAYERS = [
-    ("values", ["ip", "array", "kernel-abi", "log", "lock"]),
+    ("values", ["ip", "array", "kernel-abi", "log", "lock", "json"]),
     ("messages", ["attr"]),
     ("kernel objects", ["rule", "route"]),
     ("data", ["model"]),
@@ -23,8 +23,9 @@ LAYERS = [
     ("the kernel", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
     ("kinds", ["op", "select"]),
     ("planning", ["plan"]),
-    ("output", ["report"]),
+    ("output", ["report", "fleet"]),
     ("a run", ["observe", "apply", "check"]),
+    ("the fleet view", ["arp", "inventory", "join", "probe"]),
     ("orchestration", ["engine"]),
     ("the watcher", ["watch"]),
     ("the program", ["main"]),

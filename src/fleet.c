@@ -1,0 +1,810 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The join of the fleet view and its three renderers. Each directed pair of
+ * ports gets one verdict; a pair that is not ok gets the first cause found,
+ * in the order of causes[] below, placed at the host and port where it
+ * lies (SPEC 10): a route or rule fault at the source, a reverse-path drop
+ * at the port that drops, ARP flux at the port that answered for an address
+ * not its own. A pair of two ports of one host never leaves the host: it is
+ * shown as local and not judged.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "array.h"
+#include "fleet.h"
+#include "json.h"
+#include "report.h"
+
+#define RT_TABLE_MAIN_ID 254
+
+/* the verdicts, the causes in the order they are looked for, and their colours */
+static const struct {
+	enum fleet_cause cause;
+	const char *word;
+	const char *meaning;
+	const char *colour;
+} causes[] = {
+	{ FLEET_OK, "ok", "the pair works", "#4caf50" },
+	{ FLEET_LOCAL, "local", "both ports on one host: not judged", "#d0d0d0" },
+	{ FLEET_UNKNOWN, "unknown", "no host said", "#ffffff" },
+	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
+	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
+	{ FLEET_NOT_APPLIED, "not-applied", "ib-hook is not applied on the host", "#e91e63" },
+	{ FLEET_NO_RULE, "no-rule", "the address has no rule of ib-hook (drift)", "#f44336" },
+	{ FLEET_WRONG_PORT, "wrong-port", "the route leaves through another port", "#ff5722" },
+	{ FLEET_RP_FILTER, "rp-filter", "a strict reverse-path filter drops the traffic",
+	  "#9c27b0" },
+	{ FLEET_ARP_FLUX, "arp-flux", "another port answers ARP for the address", "#ff9800" },
+	{ FLEET_NO_ANSWER, "no-answer", "nothing answers ARP for the address", "#3f51b5" },
+};
+
+const char *fleet_cause_word(enum fleet_cause c)
+{
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		if (causes[i].cause == c)
+			return causes[i].word;
+	return "?";
+}
+
+void fleet_free(struct fleet *f)
+{
+	free(f->ports);
+	free(f->probes);
+	free(f->reported);
+	memset(f, 0, sizeof(*f));
+}
+
+int fleet_port_find(const struct fleet *f, const char *host, const char *ifname, size_t *ret)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (strcmp(f->ports[i].host, host) == 0 &&
+		    strcmp(f->ports[i].ifname, ifname) == 0) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+static bool host_known(const struct fleet *f, const char *host)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (strcmp(f->ports[i].host, host) == 0)
+			return true;
+	return false;
+}
+
+/* s into buf of size: false when it does not fit or is no string */
+static bool copy(char *buf, size_t size, const char *s)
+{
+	if (!s || strlen(s) >= size)
+		return false;
+	memcpy(buf, s, strlen(s) + 1);
+	return true;
+}
+
+static int sysctl_of(const struct json *o, const char *key)
+{
+	double v = json_get_number(o, key, -1);
+
+	return v >= 0 && v < 256 ? (int)v : -1;
+}
+
+/* a number that fits, else 0: a cast of what does not is undefined */
+static uint32_t uint32_of(const struct json *o, const char *key)
+{
+	double v = json_get_number(o, key, 0);
+
+	return v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
+static int port_of(const struct json *o, const char *host, struct fleet_port *p)
+{
+	const struct json *addrs = json_get(o, "addresses"), *rdma = json_get(o, "rdma");
+
+	memset(p, 0, sizeof(*p));
+	if (!copy(p->host, sizeof(p->host), host) ||
+	    !copy(p->ifname, sizeof(p->ifname), json_get_string(o, "interface")) ||
+	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !addrs ||
+	    addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < addrs->n_items; i++) {
+		if (addrs->items[i]->type != JSON_STRING ||
+		    ip_from_record(addrs->items[i]->s, &p->addrs[i], true) < 0)
+			return -EINVAL;
+	}
+	p->n_addrs = addrs->n_items;
+	p->up = json_get_bool(o, "up", false);
+	p->routed = json_get_bool(o, "routed", false);
+	p->arp_ignore = sysctl_of(o, "arp_ignore");
+	p->arp_filter = sysctl_of(o, "arp_filter");
+	p->rp_filter = sysctl_of(o, "rp_filter");
+	p->accept_local = sysctl_of(o, "accept_local");
+	if (rdma && rdma->type == JSON_OBJECT) {
+		p->rdma = true;
+		if (!copy(p->rdma_dev, sizeof(p->rdma_dev), json_get_string(rdma, "device")) ||
+		    !copy(p->rdma_state, sizeof(p->rdma_state), json_get_string(rdma, "state")))
+			return -EINVAL;
+		p->rdma_port = uint32_of(rdma, "port");
+	}
+	return 0;
+}
+
+int fleet_add_inventory(struct fleet *f, const struct json *doc)
+{
+	const char *host = json_get_string(doc, "host");
+	const struct json *ports = json_get(doc, "ports");
+	int r;
+
+	if (!host || !*host || strlen(host) >= FLEET_NAME_MAX || !ports ||
+	    ports->type != JSON_ARRAY || json_get_number(doc, "version", 0) != 1)
+		return -EINVAL;
+	if (host_known(f, host))
+		return -EEXIST;
+	for (size_t i = 0; i < ports->n_items; i++) {
+		r = array_grow(&f->ports, &f->cap_ports, f->n_ports, sizeof(*f->ports), 64);
+		if (r < 0)
+			return r;
+		r = port_of(ports->items[i], host, &f->ports[f->n_ports]);
+		if (r < 0)
+			return r;
+		f->n_ports++;
+	}
+	return 0;
+}
+
+static int probe_of(const struct fleet *f, const char *host, const struct json *o,
+		    struct fleet_probe *p)
+{
+	const char *peer_host = json_get_string(o, "peer_host");
+	const struct json *arp = json_get(o, "arp");
+	const char *dev = json_get_string(o, "route_dev");
+
+	memset(p, 0, sizeof(*p));
+	if (!peer_host || !json_get_string(o, "interface") || !json_get_string(o, "address") ||
+	    !json_get_string(o, "peer_interface") || !json_get_string(o, "peer") ||
+	    fleet_port_find(f, host, json_get_string(o, "interface"), &p->from) < 0 ||
+	    fleet_port_find(f, peer_host, json_get_string(o, "peer_interface"), &p->to) < 0 ||
+	    ip_from_record(json_get_string(o, "address"), &p->src, false) < 0 ||
+	    ip_from_record(json_get_string(o, "peer"), &p->dst, false) < 0)
+		return -EINVAL;
+	if (dev) {
+		p->route = copy(p->route_dev, sizeof(p->route_dev), dev);
+		p->route_table = uint32_of(o, "route_table");
+	}
+	if (arp && arp->type == JSON_ARRAY) {
+		p->probed = true;
+		for (size_t i = 0; i < arp->n_items && p->n_answers < FLEET_ANSWERS_MAX; i++)
+			if (copy(p->answers[p->n_answers], sizeof(p->answers[0]), arp->items[i]->s))
+				p->n_answers++;
+	}
+	return 0;
+}
+
+/* host names as people sort them: n2 before n10 */
+static int natural_cmp(const char *a, const char *b)
+{
+	while (*a && *b) {
+		if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+			char *ea, *eb;
+			unsigned long long x = strtoull(a, &ea, 10), y = strtoull(b, &eb, 10);
+
+			if (x != y)
+				return x < y ? -1 : 1;
+			a = ea;
+			b = eb;
+			continue;
+		}
+		if (*a != *b)
+			return (unsigned char)*a - (unsigned char)*b;
+		a++;
+		b++;
+	}
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
+int fleet_sort(struct fleet *f)
+{
+	struct fleet_port *sorted;
+	size_t *order;
+
+	if (f->n_probes)
+		return -EBUSY;
+	sorted = malloc((f->n_ports + 1) * sizeof(*sorted));
+	order = malloc((f->n_ports + 1) * sizeof(*order));
+	if (!sorted || !order) {
+		free(sorted);
+		free(order);
+		return -ENOMEM;
+	}
+	/* insertion: stable, so a host's ports keep the order its inventory gave them */
+	for (size_t i = 0; i < f->n_ports; i++) {
+		size_t k = i;
+
+		while (k > 0 && natural_cmp(f->ports[order[k - 1]].host, f->ports[i].host) > 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
+	for (size_t i = 0; i < f->n_ports; i++)
+		sorted[i] = f->ports[order[i]];
+	free(order);
+	free(f->ports);
+	f->ports = sorted;
+	f->cap_ports = f->n_ports + 1;
+	return 0;
+}
+
+/* by source port, destination port, then addresses: an order that does not depend on the input's */
+static int probe_cmp(const void *x, const void *y)
+{
+	const struct fleet_probe *a = x, *b = y;
+
+	if (a->from != b->from)
+		return a->from < b->from ? -1 : 1;
+	if (a->to != b->to)
+		return a->to < b->to ? -1 : 1;
+	if (a->src.family != b->src.family)
+		return a->src.family < b->src.family ? -1 : 1;
+	if (memcmp(a->src.a, b->src.a, sizeof(a->src.a)))
+		return memcmp(a->src.a, b->src.a, sizeof(a->src.a));
+	return memcmp(a->dst.a, b->dst.a, sizeof(a->dst.a));
+}
+
+int fleet_add_probes(struct fleet *f, const struct json *doc)
+{
+	size_t start = f->n_probes;
+	const char *host = json_get_string(doc, "host");
+	const struct json *probes = json_get(doc, "probes");
+	int r;
+
+	if (!host || !probes || probes->type != JSON_ARRAY ||
+	    json_get_number(doc, "version", 0) != 1)
+		return -EINVAL;
+	for (size_t i = 0; i < f->n_reported; i++)
+		if (strcmp(f->reported[i], host) == 0)
+			return -EEXIST;
+	r = array_grow(&f->reported, &f->cap_reported, f->n_reported, sizeof(*f->reported), 16);
+	if (r < 0)
+		return r;
+	if (!copy(f->reported[f->n_reported], sizeof(f->reported[0]), host))
+		return -EINVAL;
+	f->n_reported++;
+	for (size_t i = 0; i < probes->n_items; i++) {
+		r = array_grow(&f->probes, &f->cap_probes, f->n_probes, sizeof(*f->probes), 256);
+		if (r < 0)
+			return r;
+		r = probe_of(f, host, probes->items[i], &f->probes[f->n_probes]);
+		if (r < 0)
+			return r;
+		f->n_probes++;
+	}
+	/* every probe of a document comes from its host: each port's probes are one run */
+	qsort(f->probes + start, f->n_probes - start, sizeof(*f->probes), probe_cmp);
+	for (size_t i = start; i < f->n_probes; i++) {
+		struct fleet_port *from = &f->ports[f->probes[i].from];
+
+		if (i == start || f->probes[i - 1].from != f->probes[i].from)
+			from->probes_first = i;
+		from->n_probes++;
+	}
+	return 0;
+}
+
+int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, const struct json *),
+	       size_t *ret_error)
+{
+	const char *p = text, *end;
+	struct json *doc;
+	int r;
+
+	for (;;) {
+		size_t at = 0;
+
+		r = json_parse(p, &end, &at, &doc);
+		if (r == -ENODATA)
+			return 0;
+		if (r == 0) {
+			r = add(f, doc);
+			json_free(doc);
+		}
+		if (r < 0) {
+			*ret_error = (size_t)(p - text) + at;
+			return r;
+		}
+		p = end;
+	}
+}
+
+static bool reported(const struct fleet *f, const char *host)
+{
+	for (size_t i = 0; i < f->n_reported; i++)
+		if (strcmp(f->reported[i], host) == 0)
+			return true;
+	return false;
+}
+
+/* some port of host is routed by ib-hook: a port that is not has drifted */
+static bool host_routed(const struct fleet *f, const char *host)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (strcmp(f->ports[i].host, host) == 0 && f->ports[i].routed)
+			return true;
+	return false;
+}
+
+static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->cause != FLEET_OK)
+		return;
+	c->cause = cause;
+	c->at = at;
+	va_start(ap, fmt);
+	vsnprintf(c->why, sizeof(c->why), fmt, ap);
+	va_end(ap);
+}
+
+/* the port whose hardware address is hw, or -ENOENT */
+static int port_by_hwaddr(const struct fleet *f, const char *hw, size_t *ret)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (strcasecmp(f->ports[i].hwaddr, hw) == 0) {
+			*ret = i;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+/* the probes from port from to port to: *ret_first and how many */
+static size_t probes_between(const struct fleet *f, size_t from, size_t to, size_t *ret_first)
+{
+	size_t lo = f->ports[from].probes_first, hi = lo + f->ports[from].n_probes, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->probes[mid].to < to)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*ret_first = lo;
+	while (lo + n < f->ports[from].probes_first + f->ports[from].n_probes &&
+	       f->probes[lo + n].to == to)
+		n++;
+	return n;
+}
+
+/* what the destination's host found from dst back to src: the way a reply leaves */
+static const struct fleet_probe *reverse_of(const struct fleet *f, const struct fleet_probe *p)
+{
+	size_t first, n = probes_between(f, p->to, p->from, &first);
+
+	for (size_t i = first; i < first + n; i++) {
+		const struct fleet_probe *q = &f->probes[i];
+
+		if (ip_same_address(&q->src, &p->dst) && ip_same_address(&q->dst, &p->src))
+			return q;
+	}
+	return NULL;
+}
+
+static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
+	const struct fleet_probe *back = reverse_of(f, p);
+	char s[64], d[64];
+
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (!p->route)
+		because(c, FLEET_NO_ROUTE, p->from, "%s has no route from %s to %s", from->host, s,
+			d);
+	else if (strcmp(p->route_dev, from->ifname) != 0) {
+		enum fleet_cause k = p->route_table != RT_TABLE_MAIN_ID ? FLEET_WRONG_PORT
+				     : host_routed(f, from->host)	? FLEET_NO_RULE
+									: FLEET_NOT_APPLIED;
+
+		because(c, k, p->from, "the route from %s to %s leaves %s through %s, not %s%s", s,
+			d, from->host, p->route_dev, from->ifname,
+			k == FLEET_WRONG_PORT ? ""
+			: k == FLEET_NO_RULE  ? " (no rule of ib-hook for the address)"
+					      : " (ib-hook is not applied on the host)");
+	}
+	/* the request arrives at the destination's port; its answer leaves as back's route */
+	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
+	    strcmp(back->route_dev, to->ifname) != 0)
+		because(c, FLEET_RP_FILTER, p->to,
+			"rp_filter=1 on %s of %s drops what comes from %s: its way back leaves "
+			"through %s",
+			to->ifname, to->host, s, back->route_dev);
+	if (!p->probed)
+		return;
+	for (size_t i = 0; i < p->n_answers; i++) {
+		size_t at;
+
+		if (strcasecmp(p->answers[i], to->hwaddr) == 0)
+			continue;
+		if (port_by_hwaddr(f, p->answers[i], &at) < 0) {
+			because(c, FLEET_ARP_FLUX, p->to,
+				"%s was answered by %s, a hardware address no port of the fleet "
+				"has",
+				d, p->answers[i]);
+			return;
+		}
+		because(c, host_routed(f, f->ports[at].host) ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED,
+			at,
+			"%s of %s answers ARP for %s (an address of %s) with its own hardware "
+			"address (arp_ignore=%d, arp_filter=%d)",
+			f->ports[at].ifname, f->ports[at].host, d, to->ifname,
+			f->ports[at].arp_ignore, f->ports[at].arp_filter);
+		return;
+	}
+	if (p->n_answers == 0)
+		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
+			from->ifname, from->host);
+}
+
+static void port_down(const struct fleet_port *p, size_t i, struct fleet_cell *c)
+{
+	if (!p->up)
+		because(c, FLEET_PORT_DOWN, i, "%s of %s is down", p->ifname, p->host);
+	else if (p->rdma && strcmp(p->rdma_state, "ACTIVE") != 0)
+		because(c, FLEET_PORT_DOWN, i, "%s port %u of %s is %s", p->rdma_dev, p->rdma_port,
+			p->host, p->rdma_state);
+}
+
+void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
+{
+	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
+	size_t first, n = probes_between(f, from, to, &first);
+
+	memset(ret, 0, sizeof(*ret));
+	if (strcmp(a->host, b->host) == 0) {
+		because(ret, FLEET_LOCAL, from, "both ports on %s", a->host);
+		return;
+	}
+	port_down(a, from, ret);
+	port_down(b, to, ret);
+	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++)
+		judge_probe(f, &f->probes[i], ret);
+	if (!n)
+		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
+			reported(f, a->host) ? "checked no address of a common family"
+					     : "sent no answers");
+}
+
+/* the matrix: n_ports x n_ports cells (the diagonal unused) and the counts */
+struct matrix {
+	struct fleet_cell *cells;
+	size_t n, ok, not_ok, local, unknown;
+};
+
+static int matrix_make(const struct fleet *f, struct matrix *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->cells = calloc(f->n_ports * f->n_ports + 1, sizeof(*m->cells));
+	if (!m->cells)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t j = 0; j < f->n_ports; j++) {
+			struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j)
+				continue;
+			fleet_judge(f, i, j, c);
+			m->n++;
+			m->ok += c->cause == FLEET_OK;
+			m->local += c->cause == FLEET_LOCAL;
+			m->unknown += c->cause == FLEET_UNKNOWN;
+		}
+	m->not_ok = m->n - m->ok - m->local - m->unknown;
+	return 0;
+}
+
+static bool failing(const struct fleet_cell *c)
+{
+	return c->cause != FLEET_OK && c->cause != FLEET_LOCAL;
+}
+
+/* the causes of failing cells, once each (cause and port), most pairs first */
+struct group {
+	enum fleet_cause cause;
+	size_t at, pairs, first; /* first: a cell index */
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+
+	if (x->pairs != y->pairs)
+		return x->pairs < y->pairs ? 1 : -1;
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+static int groups_make(const struct fleet *f, const struct matrix *m, struct group **ret,
+		       size_t *n_ret)
+{
+	struct group *g = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t k = 0; k < f->n_ports * f->n_ports; k++) {
+		const struct fleet_cell *c = &m->cells[k];
+		size_t i;
+
+		if (k / f->n_ports == k % f->n_ports || !failing(c))
+			continue;
+		for (i = 0; i < n; i++)
+			if (g[i].cause == c->cause && g[i].at == c->at)
+				break;
+		if (i == n) {
+			if (array_grow(&g, &cap, n, sizeof(*g), 8) < 0) {
+				free(g);
+				return -ENOMEM;
+			}
+			g[n++] = (struct group){ .cause = c->cause, .at = c->at, .first = k };
+		}
+		g[i].pairs++;
+	}
+	if (n)
+		qsort(g, n, sizeof(*g), group_cmp);
+	*ret = g;
+	*n_ret = n;
+	return 0;
+}
+
+static void summary_line(FILE *out, const struct matrix *m)
+{
+	fprintf(out, "%zu pairs: %zu ok, %zu not ok", m->n, m->ok, m->not_ok);
+	if (m->local)
+		fprintf(out, ", %zu local (not judged)", m->local);
+	if (m->unknown)
+		fprintf(out, ", %zu unknown", m->unknown);
+}
+
+static void html_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '<')
+			fputs("&lt;", out);
+		else if (*s == '>')
+			fputs("&gt;", out);
+		else if (*s == '&')
+			fputs("&amp;", out);
+		else if (*s == '"')
+			fputs("&quot;", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+/* the pairs of group g, folded: a line per source port (a list item in HTML) */
+static void print_fold(const struct fleet *f, const struct matrix *m, const struct group *g,
+		       bool html, FILE *out)
+{
+	for (size_t i = 0; i < f->n_ports; i++) {
+		bool any = false;
+
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j || c->cause != g->cause || c->at != g->at)
+				continue;
+			if (!any && html) {
+				fprintf(out, "<li>");
+				html_text(out, f->ports[i].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[i].ifname);
+				fprintf(out, " &rarr;");
+			} else if (!any)
+				fprintf(out, "  %s %s ->", f->ports[i].host, f->ports[i].ifname);
+			if (html) {
+				fprintf(out, " ");
+				html_text(out, f->ports[j].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[j].ifname);
+			} else
+				fprintf(out, " %s %s", f->ports[j].host, f->ports[j].ifname);
+			any = true;
+		}
+		if (any)
+			fprintf(out, html ? "</li>\n" : "\n");
+	}
+}
+
+static void print_text(const struct fleet *f, const struct matrix *m, const struct group *g,
+		       size_t n_groups, FILE *out)
+{
+	summary_line(out, m);
+	fprintf(out, "\n");
+	for (size_t k = 0; k < n_groups; k++) {
+		const struct fleet_port *at = &f->ports[g[k].at];
+
+		fprintf(out, "---------------\n%s at %s %s (%zu pair%s)\n---------------\n%s\n",
+			fleet_cause_word(g[k].cause), at->host, at->ifname, g[k].pairs,
+			g[k].pairs == 1 ? "" : "s", m->cells[g[k].first].why);
+		print_fold(f, m, &g[k], false, out);
+	}
+}
+
+static void json_port(FILE *out, const char *key, const struct fleet_port *p)
+{
+	fprintf(out, "\"%s\":{\"host\":", key);
+	report_json_string(out, p->host);
+	fprintf(out, ",\"interface\":");
+	report_json_string(out, p->ifname);
+	fprintf(out, "}");
+}
+
+static void print_json(const struct fleet *f, const struct matrix *m, const struct group *g,
+		       size_t n_groups, FILE *out)
+{
+	bool first = true;
+
+	fprintf(out,
+		"{\"version\":1,\"summary\":{\"pairs\":%zu,\"ok\":%zu,\"not_ok\":%zu,\"local\":%zu,"
+		"\"unknown\":%zu},\"pairs\":[",
+		m->n, m->ok, m->not_ok, m->local, m->unknown);
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j)
+				continue;
+			fprintf(out, "%s{", first ? "" : ",");
+			json_port(out, "from", &f->ports[i]);
+			fprintf(out, ",");
+			json_port(out, "to", &f->ports[j]);
+			fprintf(out, ",\"verdict\":\"%s\"", fleet_cause_word(c->cause));
+			if (failing(c)) {
+				fprintf(out, ",");
+				json_port(out, "at", &f->ports[c->at]);
+				fprintf(out, ",\"why\":");
+				report_json_string(out, c->why);
+			}
+			fprintf(out, "}");
+			first = false;
+		}
+	fprintf(out, "],\"causes\":[");
+	for (size_t k = 0; k < n_groups; k++) {
+		fprintf(out, "%s{\"cause\":\"%s\",", k ? "," : "", fleet_cause_word(g[k].cause));
+		json_port(out, "at", &f->ports[g[k].at]);
+		fprintf(out, ",\"pairs\":%zu}", g[k].pairs);
+	}
+	fprintf(out, "],\"ok\":%s}\n", m->not_ok || m->unknown ? "false" : "true");
+}
+
+/* how many ports host has, counted from port i on (the ports come host by host) */
+static size_t host_span(const struct fleet *f, size_t i)
+{
+	size_t n = 0;
+
+	while (i + n < f->n_ports && strcmp(f->ports[i + n].host, f->ports[i].host) == 0)
+		n++;
+	return n;
+}
+
+static void print_html(const struct fleet *f, const struct matrix *m, const struct group *g,
+		       size_t n_groups, FILE *out)
+{
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		     "<title>ib-hook: fleet view</title>\n<style>\n"
+		     "body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
+		     "table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
+		     "table.m th.h{font-weight:bold;border:1px solid #888}"
+		     "td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
+		     "td.self{background:#000}ul.l{font-size:13px}span.k{display:inline-block;"
+		     "width:12px;height:12px;margin:0 4px}\n");
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		fprintf(out, ".%s{background:%s}\n", causes[i].word, causes[i].colour);
+	fprintf(out, "</style></head><body>\n<h1>");
+	summary_line(out, m);
+	fprintf(out, "</h1>\n<p>Rows: the source port; columns: the destination port. "
+		     "Hover over a cell for its cause.</p>\n<p>");
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
+		fprintf(out, "<span title=\"%s\"><span class=\"k %s\"></span>%s</span> ",
+			causes[i].meaning, causes[i].word, causes[i].word);
+	fprintf(out, "</p>\n<table class=\"m\">\n<tr><th></th><th></th>");
+	for (size_t j = 0; j < f->n_ports; j += host_span(f, j)) {
+		fprintf(out, "<th class=\"h\" colspan=\"%zu\">", host_span(f, j));
+		html_text(out, f->ports[j].host);
+		fprintf(out, "</th>");
+	}
+	fprintf(out, "</tr>\n<tr><th></th><th></th>");
+	for (size_t j = 0; j < f->n_ports; j++) {
+		fprintf(out, "<th>");
+		html_text(out, f->ports[j].ifname);
+		fprintf(out, "</th>");
+	}
+	fprintf(out, "</tr>\n");
+	for (size_t i = 0; i < f->n_ports; i++) {
+		fprintf(out, "<tr>");
+		if (i == 0 || strcmp(f->ports[i - 1].host, f->ports[i].host) != 0) {
+			fprintf(out, "<th class=\"h\" rowspan=\"%zu\">", host_span(f, i));
+			html_text(out, f->ports[i].host);
+			fprintf(out, "</th>");
+		}
+		fprintf(out, "<th>");
+		html_text(out, f->ports[i].ifname);
+		fprintf(out, "</th>");
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j) {
+				fprintf(out, "<td class=\"self\"></td>");
+				continue;
+			}
+			fprintf(out, "<td class=\"cell %s\" title=\"", fleet_cause_word(c->cause));
+			html_text(out, f->ports[i].host);
+			fprintf(out, " ");
+			html_text(out, f->ports[i].ifname);
+			fprintf(out, " -> ");
+			html_text(out, f->ports[j].host);
+			fprintf(out, " ");
+			html_text(out, f->ports[j].ifname);
+			fprintf(out, ": %s", fleet_cause_word(c->cause));
+			if (failing(c)) {
+				fprintf(out, " at ");
+				html_text(out, f->ports[c->at].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[c->at].ifname);
+				fprintf(out, ": ");
+				html_text(out, c->why);
+			}
+			fprintf(out, "\"></td>");
+		}
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+	if (n_groups)
+		fprintf(out, "<h2>Failing pairs, by cause</h2>\n");
+	for (size_t k = 0; k < n_groups; k++) {
+		fprintf(out, "<h3><span class=\"k %s\"></span>%s at ", fleet_cause_word(g[k].cause),
+			fleet_cause_word(g[k].cause));
+		html_text(out, f->ports[g[k].at].host);
+		fprintf(out, " ");
+		html_text(out, f->ports[g[k].at].ifname);
+		fprintf(out, " (%zu pair%s)</h3>\n<p>", g[k].pairs, g[k].pairs == 1 ? "" : "s");
+		html_text(out, m->cells[g[k].first].why);
+		fprintf(out, "</p>\n<ul class=\"l\">\n");
+		print_fold(f, m, &g[k], true, out);
+		fprintf(out, "</ul>\n");
+	}
+	fprintf(out, "</body></html>\n");
+}
+
+int fleet_print(const struct fleet *f, enum fleet_format format, FILE *out)
+{
+	struct group *g = NULL;
+	struct matrix m;
+	size_t n_groups = 0;
+	int r;
+
+	r = matrix_make(f, &m);
+	if (r < 0)
+		return r;
+	r = groups_make(f, &m, &g, &n_groups);
+	if (r < 0)
+		goto cleanup;
+	if (format == FLEET_JSON)
+		print_json(f, &m, g, n_groups, out);
+	else if (format == FLEET_HTML)
+		print_html(f, &m, g, n_groups, out);
+	else
+		print_text(f, &m, g, n_groups, out);
+	r = m.not_ok || m.unknown ? 1 : 0;
+cleanup:
+	free(g);
+	free(m.cells);
+	return r;
+}

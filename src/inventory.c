@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What other hosts need to know of this host's ports to check their pairs
+ * towards it and to place a cause at it: addresses, the hardware address that
+ * should answer ARP for them, whether a rule of its own routes each address
+ * (ib-hook applied), the settings that decide who answers ARP and what the
+ * reverse-path filter drops, and the RDMA port. Read-only.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+#include "inventory.h"
+#include "kernel.h"
+#include "plan.h"
+#include "report.h"
+#include "rule.h"
+#include "select.h"
+
+/* tables the kernel has of its own: a rule to one of them is none of a port's */
+#define RT_TABLE_DEFAULT_ID 253
+#define RT_TABLE_LOCAL_ID   255
+
+/* a rule sends traffic from a (a whole address) to a table other than the kernel's */
+static bool routed(const struct ibh_ip *a, const struct ibh_rule *rules, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ip_same_address(&rules[i].src, a) && rules[i].src.len == ip_bits(a->family) &&
+		    rules[i].table != 0 &&
+		    (rules[i].table < RT_TABLE_DEFAULT_ID || rules[i].table > RT_TABLE_LOCAL_ID))
+			return true;
+	return false;
+}
+
+static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_addr_entry *addrs,
+		      size_t n_addrs, const struct ibh_rule *rules, size_t n_rules,
+		      const struct ibh_config *c)
+{
+	const struct ibh_rdma_port *rp = select_rdma_port(link->ifindex);
+	char hw[64] = "", buf[64];
+	bool all_routed = true, first = true;
+
+	if (kernel->netdev_read(link->name, "address", hw, sizeof(hw)) < 0)
+		hw[0] = '\0';
+	fprintf(out, "{\"interface\":");
+	report_json_string(out, link->name);
+	fprintf(out, ",\"up\":%s,\"hwaddr\":", link->up ? "true" : "false");
+	report_json_string(out, hw);
+	fprintf(out, ",\"addresses\":[");
+	for (size_t j = 0; j < n_addrs; j++) {
+		const struct ibh_ip *ip = &addrs[j].addr.ip;
+
+		if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, ip))
+			continue;
+		fprintf(out, "%s\"%s\"", first ? "" : ",",
+			ip_to_string(ip, buf, sizeof(buf), true));
+		all_routed &= routed(ip, rules, n_rules);
+		first = false;
+	}
+	fprintf(out, "],\"routed\":%s", !first && all_routed ? "true" : "false");
+	fprintf(out, ",\"arp_ignore\":%d,\"arp_filter\":%d,\"rp_filter\":%d,\"accept_local\":%d",
+		check_conf_effective(link->name, "arp_ignore", false),
+		check_conf_effective(link->name, "arp_filter", true),
+		check_conf_effective(link->name, "rp_filter", false),
+		check_conf_effective(link->name, "accept_local", true));
+	if (!rp) {
+		fprintf(out, ",\"rdma\":null}");
+		return;
+	}
+	if (kernel->rdma_port_read(rp->dev, rp->port, "state", buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	fprintf(out, ",\"rdma\":{\"device\":");
+	report_json_string(out, rp->dev);
+	/* sysfs says "4: ACTIVE": the name is what counts */
+	fprintf(out, ",\"port\":%u,\"state\":", rp->port);
+	report_json_string(out, strstr(buf, ": ") ? strstr(buf, ": ") + 2 : buf);
+	fprintf(out, "}}");
+}
+
+int inventory_run(const struct ibh_config *c, FILE *out)
+{
+	struct ibh_kernel *kn = NULL;
+	struct ibh_link *links = NULL;
+	struct ibh_addr_entry *addrs = NULL;
+	struct ibh_rule *rules = NULL;
+	size_t n_links = 0, n_addrs = 0, n_rules = 0;
+	char host[256] = "";
+	bool protocol, first = true;
+	int r;
+
+	r = kernel->open(&kn);
+	if (r < 0)
+		goto cleanup;
+	r = kernel->dump_links(kn, &links, &n_links);
+	if (r < 0)
+		goto cleanup;
+	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
+	if (r < 0)
+		goto cleanup;
+	r = kernel->dump_rules(kn, &rules, &n_rules, &protocol);
+	if (r < 0)
+		goto cleanup;
+	if (gethostname(host, sizeof(host) - 1) < 0) {
+		r = -errno;
+		goto cleanup;
+	}
+	fprintf(out, "{\"version\":1,\"host\":");
+	report_json_string(out, host);
+	fprintf(out, ",\"ports\":[");
+	for (size_t i = 0; i < n_links; i++) {
+		if (!link_is_managed(c, &links[i]))
+			continue;
+		if (!first)
+			fprintf(out, ",");
+		port_json(out, &links[i], addrs, n_addrs, rules, n_rules, c);
+		first = false;
+	}
+	fprintf(out, "]}\n");
+	r = 0;
+cleanup:
+	free(links);
+	free(addrs);
+	free(rules);
+	if (kn)
+		kernel->close(kn);
+	return r;
+}

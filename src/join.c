@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "join.h"
+#include "log.h"
+
+/* the joined inventory of a large fleet is a few MB; more is not one */
+#define FILE_MAX (256u << 20)
+
+int join_read_file(const char *path, char **ret)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0;
+
+	if (!f)
+		return -errno;
+	for (;;) {
+		size_t got;
+
+		if (n + 1 >= cap) {
+			char *grown;
+
+			cap = cap ? cap * 2 : 65536;
+			grown = cap <= FILE_MAX ? realloc(buf, cap) : NULL;
+			if (!grown) {
+				r = cap <= FILE_MAX ? -ENOMEM : -EFBIG;
+				break;
+			}
+			buf = grown;
+		}
+		got = fread(buf + n, 1, cap - n - 1, f);
+		n += got;
+		if (got == 0) {
+			r = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[n] = '\0';
+	if (strlen(buf) != n) {
+		free(buf);
+		return -EINVAL;
+	}
+	*ret = buf;
+	return 0;
+}
+
+static int read_into(struct fleet *f, const char *path,
+		     int (*add)(struct fleet *, const struct json *), const char *what)
+{
+	char *text = NULL;
+	size_t at = 0;
+	int r;
+
+	r = join_read_file(path, &text);
+	if (r < 0)
+		return log_error_errno(r, "cannot read '%s': %m", path);
+	r = fleet_read(f, text, add, &at);
+	free(text);
+	if (r == -EEXIST)
+		log_error("'%s': a host twice in %s, near byte %zu", path, what, at);
+	else if (r < 0)
+		log_error("'%s' is no %s (ib-hook(8)), near byte %zu", path, what, at);
+	return r;
+}
+
+int join_run(const char *inventory, const char *const *answers, size_t n_answers,
+	     enum fleet_format format, FILE *out)
+{
+	struct fleet f = {};
+	int r;
+
+	r = read_into(&f, inventory, fleet_add_inventory, "joined inventory");
+	if (r >= 0)
+		r = fleet_sort(&f);
+	for (size_t i = 0; r >= 0 && i < (n_answers ? n_answers : 1); i++)
+		r = read_into(&f, n_answers ? answers[i] : "-", fleet_add_probes,
+			      "answer of --check --fleet");
+	if (r >= 0)
+		r = fleet_print(&f, format, out);
+	fleet_free(&f);
+	return r;
+}

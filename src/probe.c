@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * This host is the one of the inventory whose ports it has: same names and
+ * hardware addresses (a host name may be short here and long there). Only
+ * the source side is asked here; whatever lies at the destination (its ARP
+ * settings, its reverse-path filter, its route back) is found by the join
+ * from the destination's own inventory and answers.
+ */
+#include <errno.h>
+#include <net/if_arp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arp.h"
+#include "array.h"
+#include "fleet.h"
+#include "join.h"
+#include "kernel.h"
+#include "probe.h"
+#include "report.h"
+
+/* all probes together are bounded by this; answers settle within a few ms on one fabric */
+#define ARP_TIMEOUT_MS 2000
+#define ARP_SETTLE_MS  50
+
+static const struct ibh_link *link_named(const struct ibh_link *links, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(links[i].name, name) == 0)
+			return &links[i];
+	return NULL;
+}
+
+/* the host of the inventory whose ports are here: name and hardware address */
+static int find_self(const struct fleet *f, const struct ibh_link *links, size_t n_links,
+		     const char **ret)
+{
+	for (size_t i = 0; i < f->n_ports; i++) {
+		char hw[FLEET_HWADDR_MAX];
+
+		if (!link_named(links, n_links, f->ports[i].ifname) ||
+		    kernel->netdev_read(f->ports[i].ifname, "address", hw, sizeof(hw)) < 0 ||
+		    strcasecmp(hw, f->ports[i].hwaddr) != 0)
+			continue;
+		*ret = f->ports[i].host;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static void print_probe(FILE *out, const struct fleet *f, const struct fleet_probe *p, bool json,
+			bool first)
+{
+	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
+	char s[64], d[64];
+
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (!json) {
+		fprintf(out, "%s %s -> %s %s %s: route %s", from->ifname, s, to->host, to->ifname,
+			d, p->route ? p->route_dev : "none");
+		if (p->route)
+			fprintf(out, " table %u", p->route_table);
+		fprintf(out, "; arp");
+		if (!p->probed)
+			fprintf(out, " not asked");
+		for (size_t i = 0; i < p->n_answers; i++)
+			fprintf(out, " %s", p->answers[i]);
+		if (p->probed && !p->n_answers)
+			fprintf(out, " no answer");
+		fprintf(out, "\n");
+		return;
+	}
+	fprintf(out, "%s{\"interface\":", first ? "" : ",");
+	report_json_string(out, from->ifname);
+	fprintf(out, ",\"address\":\"%s\",\"peer_host\":", s);
+	report_json_string(out, to->host);
+	fprintf(out, ",\"peer_interface\":");
+	report_json_string(out, to->ifname);
+	fprintf(out, ",\"peer\":\"%s\",\"route_dev\":", d);
+	if (p->route) {
+		report_json_string(out, p->route_dev);
+		fprintf(out, ",\"route_table\":%u", p->route_table);
+	} else
+		fprintf(out, "null,\"route_table\":null");
+	fprintf(out, ",\"arp\":");
+	if (!p->probed)
+		fprintf(out, "null}");
+	else {
+		fprintf(out, "[");
+		for (size_t i = 0; i < p->n_answers; i++)
+			fprintf(out, "%s\"%s\"", i ? "," : "", p->answers[i]);
+		fprintf(out, "]}");
+	}
+}
+
+/* addr is in the prefix of a (an address with its prefix length) */
+static bool in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
+{
+	struct ibh_ip x = *addr, pa, px;
+
+	x.len = a->len;
+	ip_prefix(&pa, a);
+	ip_prefix(&px, &x);
+	return ip_equal(&pa, &px);
+}
+
+/* the probes from every address of this host's up ports to every other host's addresses */
+static int plan_probes(struct fleet *f, const char *self)
+{
+	for (size_t i = 0; i < f->n_ports; i++) {
+		const struct fleet_port *a = &f->ports[i];
+
+		if (strcmp(a->host, self) != 0)
+			continue;
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_port *b = &f->ports[j];
+
+			if (strcmp(b->host, self) == 0)
+				continue;
+			for (size_t x = 0; x < a->n_addrs; x++)
+				for (size_t y = 0; y < b->n_addrs; y++) {
+					struct fleet_probe *p;
+
+					if (a->addrs[x].family != b->addrs[y].family)
+						continue;
+					if (array_grow(&f->probes, &f->cap_probes, f->n_probes,
+						       sizeof(*f->probes), 256) < 0)
+						return -ENOMEM;
+					p = &f->probes[f->n_probes++];
+					*p = (struct fleet_probe){ .from = i, .to = j };
+					p->src = a->addrs[x];
+					p->dst = b->addrs[y];
+					p->onlink = in_prefix(&p->src, &p->dst);
+					p->src.len = p->dst.len = (uint8_t)ip_bits(p->src.family);
+				}
+		}
+	}
+	return 0;
+}
+
+static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *links, size_t n_links)
+{
+	struct arp_probe *arp = calloc(f->n_probes + 1, sizeof(*arp));
+	size_t *of = calloc(f->n_probes + 1, sizeof(*of)), n_arp = 0;
+	int r = 0;
+
+	if (!arp || !of) {
+		r = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t i = 0; i < f->n_probes; i++) {
+		struct fleet_probe *p = &f->probes[i];
+		const struct ibh_link *l = link_named(links, n_links, f->ports[p->from].ifname);
+		struct arp_probe *a = &arp[n_arp];
+		struct ibh_route rt;
+		char hw[FLEET_HWADDR_MAX], bc[FLEET_HWADDR_MAX];
+		int len;
+
+		if (kernel->route_get(kn, &p->dst, &p->src, &rt) == 0) {
+			struct ibh_link via;
+
+			p->route = true;
+			p->route_table = rt.table;
+			if (rt.oif > 0 && kernel->get_link_by_index(kn, rt.oif, &via) == 0)
+				snprintf(p->route_dev, sizeof(p->route_dev), "%s", via.name);
+		}
+		if (!l || !l->up || p->src.family != AF_INET || !p->onlink ||
+		    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) ||
+		    kernel->netdev_read(l->name, "address", hw, sizeof(hw)) < 0 ||
+		    kernel->netdev_read(l->name, "broadcast", bc, sizeof(bc)) < 0)
+			continue;
+		len = arp_hw_parse(hw, a->hw, sizeof(a->hw));
+		if (len < 0 || arp_hw_parse(bc, a->broadcast, sizeof(a->broadcast)) != len)
+			continue;
+		a->hw_len = (uint8_t)len;
+		a->ifindex = l->ifindex;
+		a->hwtype = (uint16_t)l->type;
+		a->src = p->src;
+		a->dst = p->dst;
+		of[n_arp++] = i;
+	}
+	r = arp_probe_all(arp, n_arp, ARP_TIMEOUT_MS, ARP_SETTLE_MS);
+	if (r < 0)
+		goto cleanup;
+	for (size_t k = 0; k < n_arp; k++) {
+		struct fleet_probe *p = &f->probes[of[k]];
+
+		p->probed = true;
+		p->n_answers = arp[k].n_answers;
+		memcpy(p->answers, arp[k].answers, sizeof(p->answers));
+	}
+cleanup:
+	free(arp);
+	free(of);
+	return r;
+}
+
+int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
+{
+	struct fleet f = {};
+	char *inventory = NULL;
+	struct ibh_kernel *kn = NULL;
+	struct ibh_link *links = NULL;
+	size_t n_links = 0;
+	const char *self;
+	int r;
+
+	r = join_read_file(path, &inventory);
+	if (r < 0)
+		goto cleanup;
+	r = fleet_read(&f, inventory, fleet_add_inventory, ret_error);
+	if (r < 0)
+		goto cleanup;
+	r = kernel->open(&kn);
+	if (r < 0)
+		goto cleanup;
+	r = kernel->dump_links(kn, &links, &n_links);
+	if (r < 0)
+		goto cleanup;
+	r = find_self(&f, links, n_links, &self);
+	if (r < 0)
+		goto cleanup;
+	r = plan_probes(&f, self);
+	if (r < 0)
+		goto cleanup;
+	r = ask(kn, &f, links, n_links);
+	if (r < 0)
+		goto cleanup;
+	if (json) {
+		fprintf(out, "{\"version\":1,\"host\":");
+		report_json_string(out, self);
+		fprintf(out, ",\"probes\":[");
+	}
+	for (size_t i = 0; i < f.n_probes; i++)
+		print_probe(out, &f, &f.probes[i], json, i == 0);
+	if (json)
+		fprintf(out, "]}\n");
+	else
+		fprintf(out, "%zu pairs of addresses checked from %s\n", f.n_probes, self);
+cleanup:
+	free(links);
+	if (kn)
+		kernel->close(kn);
+	fleet_free(&f);
+	free(inventory);
+	return r;
+}

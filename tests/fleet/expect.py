@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+# expect.py MATRIX.json HOSTS PORTS KIND [HOST PORT]: whether ib-hook --join
+# --json's matrix says exactly what the fault KIND at HOST and PORT breaks,
+# and nothing else. Prints what differs; exit 1 when something does.
+import json
+import sys
+
+matrix = json.load(open(sys.argv[1]))
+hosts = ["h%d" % h for h in range(1, int(sys.argv[2]) + 1)]
+ports = ["ib%d" % p for p in range(int(sys.argv[3]))]
+kind = sys.argv[4]
+at = tuple(sys.argv[5:7]) if len(sys.argv) > 6 else None
+every = [(h, p) for h in hosts for p in ports]
+
+# (from, to) -> (verdict, at): what must fail; every other pair between hosts is ok
+want = {}
+if kind == "no-rule":
+    for k in every:
+        if k[0] != at[0]:
+            want[(at, k)] = ("no-rule", at)
+elif kind == "arp-flux":
+    for s in every:
+        for q in ports:
+            if s[0] != at[0] and q != at[1]:
+                want[(s, (at[0], q))] = ("arp-flux", at)
+elif kind == "port-down":
+    for x in every:
+        if x[0] != at[0]:
+            want[(x, at)] = ("port-down", at)
+            want[(at, x)] = ("port-down", at)
+elif kind == "rp-filter":
+    for x in every:
+        if x[0] != at[0]:
+            want[(x, at)] = ("rp-filter", at)
+            want[(at, x)] = ("no-rule", at)
+
+got = {}
+local = 0
+for p in matrix["pairs"]:
+    s = (p["from"]["host"], p["from"]["interface"])
+    d = (p["to"]["host"], p["to"]["interface"])
+    if p["verdict"] == "local":
+        local += s[0] == d[0]
+        if s[0] != d[0]:
+            print("  %s -> %s: local between two hosts" % (s, d))
+            sys.exit(1)
+        continue
+    if s[0] == d[0]:
+        print("  %s -> %s: one host's pair judged %s" % (s, d, p["verdict"]))
+        sys.exit(1)
+    if p["verdict"] != "ok":
+        got[(s, d)] = (p["verdict"], (p["at"]["host"], p["at"]["interface"]))
+
+bad = []
+n = len(every)
+if len(matrix["pairs"]) != n * (n - 1) or local != len(hosts) * len(ports) * (len(ports) - 1):
+    bad.append("%d pairs, %d local" % (len(matrix["pairs"]), local))
+if kind == "not-applied":
+    # every pair into the host is answered by all its ports; the host's own
+    # ports but the one the main table routes through send out of that one
+    for k, v in got.items():
+        if v[0] != "not-applied" or v[1][0] != at[0] or at[0] not in (k[0][0], k[1][0]):
+            bad.append("%s -> %s: %s at %s" % (k[0], k[1], v[0], v[1]))
+    for x in every:
+        for q in ports:
+            if x[0] != at[0] and (x, (at[0], q)) not in got:
+                bad.append("%s -> %s: not called broken" % (x, (at[0], q)))
+else:
+    for k in sorted(set(want) | set(got)):
+        if want.get(k) != got.get(k):
+            bad.append("%s -> %s: wanted %s, got %s" % (k[0], k[1], want.get(k, "ok"), got.get(k, "ok")))
+for b in bad[:10]:
+    print("  " + b)
+if len(bad) > 10:
+    print("  ... %d more" % (len(bad) - 10))
+s = matrix["summary"]
+print("  %s at %s: %d pairs, %d ok, %d not ok, %d local" % (kind, "-".join(at) if at else "-", s["pairs"], s["ok"], s["not_ok"], s["local"]))
+sys.exit(1 if bad else 0)

@@ -1,0 +1,219 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The fleet view (issue 31, SPEC 10): 8 hosts x 4 ports in one subnet (IPv4
+# and IPv6), each host a network namespace whose ports (veths named like IB
+# ports) meet on one bridge. The three steps run through a parallel shell,
+# pdsh with its exec module standing in for ssh: --inventory on every host,
+# --check --fleet on every host, --join once. With ib-hook applied everywhere all 992
+# directed pairs are ok (96 local); then each fault kind at a random host and
+# port, one at a time: the matrix names exactly that host, port and cause,
+# and no other pair is broken. IB_HOOK_FLEET_SEED repeats a run;
+# IB_HOOK_FLEET_ROUNDS (default 2) rounds of faults, each with its seed;
+# IB_HOOK_FLEET_SHELL=clush runs the steps through clush instead.
+. "$(dirname "$0")/../lib.sh"
+shell=${IB_HOOK_FLEET_SHELL:-pdsh}
+t_require "$shell" python3 unshare
+if [ "$shell" = pdsh ]; then
+	pdsh -V 2>&1 | grep -q 'rcmd modules:.*exec' || skip "pdsh has no exec module"
+fi
+
+HOSTS=8
+PORTS=4
+here=$(cd "$(dirname "$0")" && pwd)
+cfg=$T_DIR/fleet.conf
+printf '[Match]\nName=%s\n' "$(seq -f 'ib%g' -s ' ' 0 $((PORTS - 1)))" | conf fleet
+
+# the lab: a bridge namespace, and host hN's port ibP at 10.10.N.(P+1)/16
+ns_new sw
+ip -n "$(ns sw)" link add br0 type bridge || exit 1
+ip -n "$(ns sw)" link set br0 up
+for h in $(seq 1 $HOSTS); do
+	ns_new "h$h"
+	for p in $(seq 0 $((PORTS - 1))); do
+		veth "h$h" "ib$p" "h${h}i$p" sw
+		ip -n "$(ns sw)" link set "h${h}i$p" master br0
+		addr "h$h" "ib$p" "10.10.$h.$((p + 1))/16"
+		ip -n "$(ns "h$h")" addr add "fd00:10::$h:$((p + 1))/64" dev "ib$p" nodad || exit 1
+	done
+done
+
+# `on HOST CMD...`: what ssh would do, with the host's own name (a UTS namespace)
+cat >"$T_DIR/on" <<ON
+#!/bin/sh
+h=\$1
+shift
+exec ip netns exec "$T_PFX\$h" unshare --uts sh -c 'hostname "\$0" && exec "\$@"' "\$h" "\$@"
+ON
+chmod +x "$T_DIR/on"
+# fleet [-x HOST] CMD...: CMD on every host at once, %h its name (the README's recipe)
+fleet() {
+	"$shell" -R exec -f 32 -N -w "h[1-$HOSTS]" "$@"
+}
+# the three steps, into $T_DIR/inventory.json, answers.json, matrix.json (and .txt, .html)
+steps() {
+	fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json" &&
+		fleet "$T_DIR/on" %h "$IB_HOOK" --check --fleet "$T_DIR/inventory.json" --json \
+			>"$T_DIR/answers.json" &&
+		"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --json "$T_DIR/answers.json" \
+			>"$T_DIR/matrix.json"
+	[ $? -le 1 ] || return 1
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" "$T_DIR/answers.json" >"$T_DIR/matrix.txt"
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --html <"$T_DIR/answers.json" >"$T_DIR/matrix.html"
+	[ $? -le 1 ]
+}
+# expect KIND [HOST PORT]: the matrix says exactly what KIND at HOST PORT breaks
+expect() {
+	if python3 "$here/expect.py" "$T_DIR/matrix.json" $HOSTS $PORTS "$@" >"$T_DIR/expect"; then
+		ok "${family:-}$*: exactly the pairs it breaks, and at its place"
+	else
+		not_ok "${family:-}$*: the matrix says otherwise"
+		sed 's/^/#/' "$T_DIR/expect"
+		sed -n '1,12s/^/#  /p' "$T_DIR/matrix.txt"
+	fi
+	sed 's/^/# /' "$T_DIR/expect" | tail -n 1
+}
+# main_port HOST [-6]: the port the main table sends traffic into the subnet through
+main_port() {
+	if [ "${2:-}" = -6 ]; then
+		ip -n "$(ns "$1")" -6 route get fd00:10::ff:ff | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+	else
+		ip -n "$(ns "$1")" route get 10.10.255.255 | sed -n '1s/.* dev \([^ ]*\).*/\1/p'
+	fi
+}
+# routed_port HOST [-6]: a port the main table does not leave through: a lost rule shows there
+routed_port() {
+	mp=$(main_port "$@")
+	while :; do
+		q=ib$((RANDOM % PORTS))
+		[ "$q" != "$mp" ] && break
+	done
+	echo "$q"
+}
+# valid TITLE FILE: each line of FILE is one document TITLE of doc/ib-hook-fleet.schema.json
+valid() {
+	[ -s "$2" ] || return 1
+	while IFS= read -r line; do
+		printf '%s\n' "$line" |
+			python3 "$here/../validate-json.py" "$here/../../doc/ib-hook-fleet.schema.json" "$1" ||
+			return 1
+	done <"$2"
+}
+apply() {
+	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
+}
+
+# bad input: a clear error, exit 2
+echo '{"version":1,"host":"x","ports":[' >"$T_DIR/broken.json"
+expect_rc "--check --fleet with a broken inventory: exit 2" 2 nsx h1 "$IB_HOOK" --check --fleet "$T_DIR/broken.json"
+check "  says where" grep -q "is no joined inventory (ib-hook(8)), near byte" "$T_DIR/err"
+expect_rc "--check --fleet naming no port of this host: exit 2" 2 nsx h1 "$IB_HOOK" --check --fleet - </dev/null
+expect_rc "--join without --fleet: exit 2" 2 "$IB_HOOK" --join "$T_DIR/broken.json"
+expect_rc "--html without --join: exit 2" 2 "$IB_HOOK" --inventory --html
+expect_rc "--check --fleet with a peer: exit 2" 2 "$IB_HOOK" --check --fleet "$T_DIR/broken.json" 10.0.0.1
+expect_rc "--join of a broken answer: exit 2" 2 "$IB_HOOK" --join --fleet /dev/null "$T_DIR/broken.json"
+
+seed=${IB_HOOK_FLEET_SEED:-$(date +%s)}
+page="- -" # the host and port of the first ARP flux, whose page the browser renders
+rounds=${IB_HOOK_FLEET_ROUNDS:-2}
+
+# ib-hook never applied on one host
+RANDOM=$seed
+echo "# seed $seed (IB_HOOK_FLEET_SEED=$seed repeats it)"
+n=h$((RANDOM % HOSTS + 1))
+apply -x "$n"
+check "steps 1-3 with ib-hook on every host but $n" steps
+expect not-applied "$n" -
+sed -n '1p' "$T_DIR/matrix.txt" | sed 's/^/# /'
+
+apply
+start=$(date +%s.%N)
+check "steps 1-3 with ib-hook on every host" steps
+end=$(date +%s.%N)
+expect none
+check "  the summary is folded like clush -b" grep -qx "992 pairs: 896 ok, 0 not ok, 96 local (not judged)" "$T_DIR/matrix.txt"
+check "  the page has a cell per pair" test "$(grep -o '<td class="cell ' "$T_DIR/matrix.html" | wc -l)" = 992
+check "  the inventory is one valid document per host" valid inventory "$T_DIR/inventory.json"
+check "  so are the answers" valid answers "$T_DIR/answers.json"
+check "  and the matrix" valid matrix "$T_DIR/matrix.json"
+check "  the page fetches nothing" sh -c "! grep -qiE '<script|<link|src=|https?://' '$T_DIR/matrix.html'"
+echo "# 992 pairs checked and joined in $(echo "$end - $start" | bc) s"
+
+for round in $(seq 1 "$rounds"); do
+	[ "$round" = 1 ] || seed=$((seed + 1))
+	RANDOM=$seed
+	echo "# round $round: seed $seed"
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h")
+	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
+	steps
+	family="IPv4 " expect no-rule "$h" "$p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h" -6)
+	ip -n "$(ns "$h")" -6 rule del from "fd00:10::${h#h}:$((${p#ib} + 1))"
+	steps
+	family="IPv6 " expect no-rule "$h" "$p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=ib$((RANDOM % PORTS))
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=0" "net.ipv4.conf.$p.arp_filter=0"
+	steps
+	expect arp-flux "$h" "$p"
+	[ "$round" = 1 ] && cp "$T_DIR/matrix.html" "$T_DIR/page.html" && page="$h $p"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=$(routed_port "$h")
+	# the way back from the port leaves through another one, which rp_filter=1 does not let in
+	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=1"
+	steps
+	expect rp-filter "$h" "$p"
+	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=0"
+	apply
+
+	h=h$((RANDOM % HOSTS + 1))
+	p=ib$((RANDOM % PORTS))
+	ip -n "$(ns "$h")" link set "$p" down
+	steps
+	expect port-down "$h" "$p"
+	ip -n "$(ns "$h")" link set "$p" up
+	# the kernel dropped the port's IPv6 address with the link: give it back
+	ip -n "$(ns "$h")" addr add "fd00:10::${h#h}:$((${p#ib} + 1))/64" dev "$p" nodad
+	apply
+done
+steps
+expect none
+
+# the page of the first ARP flux, in a real browser: rendered, and its DOM
+# has a cell per pair, the failing ones (84) carrying the cause at its port
+browser=$(command -v chromium || command -v chromium-browser)
+if [ -n "$browser" ]; then
+	chrome() {
+		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
+			--user-data-dir="$T_DIR/chromium" "$@" "file://$T_DIR/page.html" 2>/dev/null
+	}
+	chrome --window-size=1300,1100 --screenshot="$T_DIR/page.png" >/dev/null
+	check "the page renders in $($browser --version 2>/dev/null | head -n 1)" test -s "$T_DIR/page.png"
+	[ -z "${IB_HOOK_FLEET_SCREENSHOT:-}" ] || cp "$T_DIR/page.png" "$IB_HOOK_FLEET_SCREENSHOT"
+	chrome --dump-dom >"$T_DIR/dom.html"
+	set -- $page
+	check "  its DOM has 992 cells, 84 of them arp-flux at $1 $2" python3 -c '
+import html.parser, sys
+class P(html.parser.HTMLParser):
+    cells, flux = 0, 0
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "td" and "cell" in a.get("class", "").split():
+            P.cells += 1
+            P.flux += "arp-flux" in a["class"].split() and (": arp-flux at %s %s: " % (sys.argv[2], sys.argv[3])) in a.get("title", "")
+P().feed(open(sys.argv[1]).read())
+print("# %d cells, %d arp-flux at %s %s" % (P.cells, P.flux, sys.argv[2], sys.argv[3]))
+sys.exit(not (P.cells == 992 and P.flux == 84))' "$T_DIR/dom.html" "$1" "$2"
+else
+	echo "# no chromium: the page is not rendered (apt-get install chromium)"
+fi
+done_testing

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The fleet view's join (SPEC 10) as a pure function of the documents: one
+ * cause per failing pair, placed at the right host and port; a pair that
+ * works is never called broken; the order in which ARP answers came does not
+ * matter; same-host pairs are local; what no host said is unknown; and bad
+ * documents are refused with the byte where they went wrong.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "fleet.h"
+#include "json.h"
+
+/* hosts a and b with ports ib0 and ib1, 10.0.H.P/16, MAC 02:00:00:00:0H:0P (a=1, b=2) */
+#define PORT(h, p, extra)                                                                          \
+	"{\"interface\":\"ib" #p "\",\"up\":true,\"hwaddr\":\"02:00:00:00:0" #h ":0" #p            \
+	"\",\"addresses\":[\"10.0." #h "." #p "/16\"],\"routed\":true,\"arp_ignore\":2,"           \
+	"\"arp_filter\":0,\"rp_filter\":0,\"accept_local\":0,\"rdma\":null" extra "}"
+#define INVENTORY(ra0, ra1, rb0, rb1)                                                              \
+	"{\"version\":1,\"host\":\"a\",\"ports\":[" PORT(1, 0, ra0) "," PORT(                      \
+		1, 1, ra1) "]}\n"                                                                  \
+			   "{\"version\":1,\"host\":\"b\",\"ports\":[" PORT(2, 0, rb0) "," PORT(   \
+				   2, 1, rb1) "]}\n"
+#define GOOD INVENTORY("", "", "", "")
+
+/* one probe line: from port (host h) to host H port P, route dev and table, arp answers */
+static char *probe(int h, int p, int H, int P, const char *dev, int table, const char *arp)
+{
+	static char buf[8][512];
+	static int n;
+	char *b = buf[n++ % 8];
+
+	snprintf(b, 512,
+		 "{\"interface\":\"ib%d\",\"address\":\"10.0.%d.%d\",\"peer_host\":\"%s\","
+		 "\"peer_interface\":\"ib%d\",\"peer\":\"10.0.%d.%d\",\"route_dev\":\"%s\","
+		 "\"route_table\":%d,\"arp\":%s}",
+		 p, h, p, H == 1 ? "a" : "b", P, H, P, dev, table, arp);
+	return b;
+}
+
+/* the answers of host h: every pair ok but the ones in odd ("h p H P" -> its line) */
+static char *answers(int h, const char *odd_key, const char *odd_line)
+{
+	char *out = calloc(1, 8192);
+	int H = h == 1 ? 2 : 1;
+
+	assert_non_null(out);
+	snprintf(out, 8192, "{\"version\":1,\"host\":\"%s\",\"probes\":[", h == 1 ? "a" : "b");
+	for (int p = 0; p < 2; p++)
+		for (int P = 0; P < 2; P++) {
+			char key[32], arp[64], dev[8];
+
+			snprintf(key, sizeof(key), "%d %d %d %d", h, p, H, P);
+			snprintf(arp, sizeof(arp), "[\"02:00:00:00:0%d:0%d\"]", H, P);
+			snprintf(dev, sizeof(dev), "ib%d", p);
+			strcat(out, p + P ? "," : "");
+			strcat(out, odd_key && strcmp(key, odd_key) == 0
+					    ? odd_line
+					    : probe(h, p, H, P, dev, 1000 + p, arp));
+		}
+	strcat(out, "]}\n");
+	return out;
+}
+
+static void load(struct fleet *f, const char *inventory, const char *odd_key, const char *odd_line)
+{
+	char *a = answers(1, odd_key, odd_line), *b = answers(2, odd_key, odd_line);
+	size_t at = 0;
+
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(fleet_read(f, inventory, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_read(f, a, fleet_add_probes, &at), 0);
+	assert_int_equal(fleet_read(f, b, fleet_add_probes, &at), 0);
+	free(a);
+	free(b);
+}
+
+static size_t port(const struct fleet *f, const char *host, const char *ifname)
+{
+	size_t i;
+
+	assert_int_equal(fleet_port_find(f, host, ifname, &i), 0);
+	return i;
+}
+
+/* the port named "host:ifname" */
+static size_t named(const struct fleet *f, const char *name)
+{
+	char host[32];
+	const char *colon = strchr(name, ':');
+
+	assert_non_null(colon);
+	snprintf(host, sizeof(host), "%.*s", (int)(colon - name), name);
+	return port(f, host, colon + 1);
+}
+
+/* the verdict of one pair and the port its cause lies at */
+static void expect_cell(const struct fleet *f, const char *from, const char *to,
+			enum fleet_cause want, const char *at)
+{
+	struct fleet_cell c;
+
+	fleet_judge(f, named(f, from), named(f, to), &c);
+	assert_string_equal(fleet_cause_word(c.cause), fleet_cause_word(want));
+	if (want != FLEET_OK)
+		assert_int_equal(c.at, named(f, at));
+}
+
+/* every pair's verdict; the one from -> to as want at at, every other one ok or local */
+static void expect_only(const struct fleet *f, const char *from, const char *to,
+			enum fleet_cause want, const char *at)
+{
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t j = 0; j < f->n_ports; j++) {
+			struct fleet_cell c;
+			char name[96], where[96];
+
+			if (i == j)
+				continue;
+			fleet_judge(f, i, j, &c);
+			snprintf(name, sizeof(name), "%s:%s", f->ports[i].host, f->ports[i].ifname);
+			snprintf(where, sizeof(where), "%s:%s", f->ports[j].host,
+				 f->ports[j].ifname);
+			if (from && strcmp(name, from) == 0 && strcmp(where, to) == 0) {
+				snprintf(where, sizeof(where), "%s:%s", f->ports[c.at].host,
+					 f->ports[c.at].ifname);
+				assert_string_equal(fleet_cause_word(c.cause),
+						    fleet_cause_word(want));
+				assert_string_equal(where, at);
+				assert_true(c.why[0]);
+			} else
+				assert_string_equal(fleet_cause_word(c.cause),
+						    strcmp(f->ports[i].host, f->ports[j].host) == 0
+							    ? "local"
+							    : "ok");
+		}
+}
+
+static void all_ok(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	load(&f, GOOD, NULL, NULL);
+	expect_only(&f, NULL, NULL, FLEET_OK, NULL);
+	fleet_free(&f);
+}
+
+/* b's ib1 answers for ib0's address too: the cause is at ib1, whichever answer came first */
+static void flux_at_the_port_that_answered(void **state)
+{
+	const char *orders[] = { "[\"02:00:00:00:02:00\",\"02:00:00:00:02:01\"]",
+				 "[\"02:00:00:00:02:01\",\"02:00:00:00:02:00\"]",
+				 "[\"02:00:00:00:02:01\"]" };
+
+	(void)state;
+	for (size_t k = 0; k < 3; k++) {
+		struct fleet f;
+
+		load(&f, GOOD, "1 0 2 0", probe(1, 0, 2, 0, "ib0", 1000, orders[k]));
+		expect_only(&f, "a:ib0", "b:ib0", FLEET_ARP_FLUX, "b:ib1");
+		fleet_free(&f);
+	}
+}
+
+static void route_faults_at_the_source(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	/* a rule of ib-hook's table sends it elsewhere */
+	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 1000, "[\"02:00:00:00:02:00\"]"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
+	fleet_free(&f);
+	/* main's route: the rule is gone while the host's other port has one (drift) */
+	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_NO_RULE, "a:ib1");
+	fleet_free(&f);
+	/* ... and no port of the host has one: ib-hook was never applied there */
+	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
+	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_NOT_APPLIED, "a:ib1");
+	fleet_free(&f);
+}
+
+/* b's ib0 drops what comes from a's ib0, as its way back leaves through ib1 */
+static void rp_filter_at_the_port_that_drops(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	load(&f, INVENTORY("", "", ",\"rp_filter\":1", ""), "2 0 1 0",
+	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_RP_FILTER, "b:ib0");
+	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
+	fleet_free(&f);
+	/* loose mode (2) lets it in */
+	load(&f, INVENTORY("", "", ",\"rp_filter\":2", ""), "2 0 1 0",
+	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
+	expect_only(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
+	fleet_free(&f);
+}
+
+static void down_and_unanswered(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	load(&f, INVENTORY("", "", "", ",\"up\":false"), NULL, NULL);
+	expect_cell(&f, "a:ib1", "b:ib1", FLEET_PORT_DOWN, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib0", FLEET_PORT_DOWN, "b:ib1");
+	fleet_free(&f);
+	load(&f, GOOD, "1 0 2 1", probe(1, 0, 2, 1, "ib0", 1000, "[]"));
+	expect_only(&f, "a:ib0", "b:ib1", FLEET_NO_ANSWER, "b:ib1");
+	fleet_free(&f);
+	/* not asked (off link, or IPv6): the route alone decides */
+	load(&f, GOOD, "1 0 2 1", probe(1, 0, 2, 1, "ib0", 1000, "null"));
+	expect_only(&f, NULL, NULL, FLEET_OK, NULL);
+	fleet_free(&f);
+}
+
+/* a host that sent no answers: its pairs are unknown, the pairs into it judged by the others */
+static void silent_host(void **state)
+{
+	struct fleet f = {};
+	char *a = answers(1, NULL, NULL);
+	size_t at = 0;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	(void)state;
+	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
+	expect_cell(&f, "b:ib0", "a:ib0", FLEET_UNKNOWN, "b:ib0");
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_OK, NULL);
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_TEXT, out), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "12 pairs: 4 ok, 0 not ok, 4 local (not judged), 4 unknown\n"));
+	free(buf);
+	free(a);
+	fleet_free(&f);
+}
+
+static void page_and_json(void **state)
+{
+	struct fleet f;
+	char *buf = NULL, *p;
+	size_t size = 0, cells = 0;
+	FILE *out;
+	struct json *j;
+	const char *end;
+
+	(void)state;
+	load(&f, GOOD, "1 0 2 0", probe(1, 0, 2, 0, "ib0", 1000, "[\"02:00:00:00:02:01\"]"));
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_HTML, out), 1);
+	fclose(out);
+	for (p = buf; (p = strstr(p, "<td class=\"cell ")); p++)
+		cells++;
+	assert_int_equal(cells, 12);
+	assert_non_null(strstr(
+		buf, "<td class=\"cell arp-flux\" title=\"a ib0 -> b ib0: arp-flux at b ib1: "));
+	assert_null(strstr(buf, "<script"));
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_JSON, out), 1);
+	fclose(out);
+	assert_int_equal(json_parse(buf, &end, NULL, &j), 0);
+	assert_int_equal(json_get(j, "pairs")->n_items, 12);
+	assert_int_equal(json_get_number(json_get(j, "summary"), "not_ok", -1), 1);
+	assert_string_equal(
+		json_get_string(json_get(json_get(j, "causes")->items[0], "at"), "interface"),
+		"ib1");
+	json_free(j);
+	free(buf);
+	fleet_free(&f);
+}
+
+static void bad_documents(void **state)
+{
+	struct fleet f = {};
+	struct json *j;
+	const char *end;
+	size_t at = 0;
+
+	(void)state;
+	assert_int_equal(fleet_read(&f, "{\"version\":1,\"host\":\"a\",\"ports\":[}",
+				    fleet_add_inventory, &at),
+			 -EINVAL);
+	assert_int_equal(at, 33);
+	fleet_free(&f);
+	assert_int_equal(fleet_read(&f, GOOD GOOD, fleet_add_inventory, &at), -EEXIST);
+	fleet_free(&f);
+	assert_int_equal(fleet_read(&f, "{\"version\":2,\"host\":\"a\",\"ports\":[]}",
+				    fleet_add_inventory, &at),
+			 -EINVAL);
+	fleet_free(&f);
+	/* a probe naming a port no inventory has */
+	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
+	assert_int_equal(
+		fleet_read(&f,
+			   "{\"version\":1,\"host\":\"a\",\"probes\":[{\"interface\":\"ib7\"}]}",
+			   fleet_add_probes, &at),
+		-EINVAL);
+	fleet_free(&f);
+	/* nesting is bounded; a byte that is not UTF-8 comes back from \udcXX */
+	assert_int_equal(json_parse("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]"
+				    "]]]]]]]]]]]]]]",
+				    &end, NULL, &j),
+			 -EINVAL);
+	assert_int_equal(json_parse("\"ib\\udcff\\u00e9\\ud83d\\ude00\"", &end, NULL, &j), 0);
+	assert_string_equal(j->s, "ib\xff\xc3\xa9\xf0\x9f\x98\x80");
+	json_free(j);
+	assert_int_equal(json_parse("  ", &end, NULL, &j), -ENODATA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(all_ok),
+		cmocka_unit_test(flux_at_the_port_that_answered),
+		cmocka_unit_test(route_faults_at_the_source),
+		cmocka_unit_test(rp_filter_at_the_port_that_drops),
+		cmocka_unit_test(down_and_unanswered),
+		cmocka_unit_test(silent_host),
+		cmocka_unit_test(page_and_json),
+		cmocka_unit_test(bad_documents),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
