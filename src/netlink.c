@@ -840,16 +840,10 @@ struct ibh_monitor {
 
 static void mark(struct ibh_events *ev, int ifindex)
 {
-	if (ifindex <= 0)
-		return;
-	for (size_t i = 0; i < ev->n; i++)
-		if (ev->ifindex[i] == ifindex)
-			return;
-	if (ev->n == sizeof(ev->ifindex) / sizeof(ev->ifindex[0])) {
+	/* too many links to name: look at every one */
+	if (ifindex > 0 && !index_array_add(ev->ifindex, &ev->n,
+					    sizeof(ev->ifindex) / sizeof(ev->ifindex[0]), ifindex))
 		ev->all = true;
-		return;
-	}
-	ev->ifindex[ev->n++] = ifindex;
 }
 
 static int on_event(struct nl_msg *msg, void *arg)
