@@ -42,7 +42,7 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	int r;
 
 	if (!e)
-		return -ENOMEM;
+		return log_error_errno(-ENOMEM, "%m");
 	r = view_open(&e->view, c);
 	if (r < 0) {
 		engine_free(e);

@@ -393,12 +393,13 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	}
 	*w.config = *config;
 	r = kernel->monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
-	if (r >= 0)
-		r = engine_new(w.config, &w.engine);
 	if (r < 0) {
 		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
+	/* engine_new() says why it failed */
+	if (engine_new(w.config, &w.engine) < 0)
+		goto cleanup;
 	/*
 	 * RDMA devices register after their netdev is configured (mlx5_ib after
 	 * mlx5_core; soft-RoCE from a script) and go away on a driver reload:
