@@ -429,7 +429,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 				w.deadline = now_ms() + LOCK_RETRY_MS;
 			else {
 				if (w.lock_error)
-					log_info("'%s' is locked again", opt->lock_path);
+					log_info("'%s' can be locked again", opt->lock_path);
 				w.lock_error = 0;
 			}
 			if (r == 0 && !ready) {
