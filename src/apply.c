@@ -169,17 +169,15 @@ static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
 
 static void note_repair(struct ibh_apply *a, int ifindex)
 {
-	index_set_add(a->repaired, &a->n_repaired, sizeof(a->repaired) / sizeof(a->repaired[0]),
-		      ifindex);
+	/* out of memory, the back-off misses one repair: nothing worse */
+	(void)index_set_add(&a->repaired, ifindex);
 }
 
 static void ipoib_refused(struct ibh_apply *a, const struct ibh_op *op, int r)
 {
-	for (size_t i = 0; i < a->n_ipoib_warned; i++)
-		if (a->ipoib_warned[i] == op->ifindex)
-			return;
-	if (a->n_ipoib_warned < sizeof(a->ipoib_warned) / sizeof(a->ipoib_warned[0]))
-		a->ipoib_warned[a->n_ipoib_warned++] = op->ifindex;
+	if (index_set_has(&a->ipoib_warned, op->ifindex))
+		return;
+	(void)index_set_add(&a->ipoib_warned, op->ifindex);
 	if (op->kind == IBH_OP_IPOIB_MODE && op->mode == IBH_IPOIB_CONNECTED &&
 	    (r == -EINVAL || r == -EOPNOTSUPP))
 		log_warning("%s: the driver keeps datagram mode (enhanced IPoIB, ConnectX-4 and "

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "model.h"
 
 struct ibh_view;
@@ -44,11 +45,9 @@ struct ibh_apply {
 	 * it installed that vanished, a main route it deleted that came back, a
 	 * setting changed behind its back (the watcher's back-off)
 	 */
-	int repaired[64];
-	size_t n_repaired;
-	/* links whose driver refused [IPoIB] (said once per process: the watcher lives long) */
-	int ipoib_warned[32];
-	size_t n_ipoib_warned;
+	struct index_set repaired;
+	/* links whose driver refused [IPoIB]: said once in a link's life (the watcher lives long) */
+	struct index_set ipoib_warned;
 };
 
 /*

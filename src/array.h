@@ -10,5 +10,17 @@
  * doubling from first: 0, or -ENOMEM with *items as it was
  */
 int array_grow(void *items, size_t *cap, size_t n, size_t size, size_t first);
-/* ifindex into set (n used of max) once; a full set stays as it is */
-void index_set_add(int *set, size_t *n, size_t max, int ifindex);
+/* ifindex into set (n used of max) once: false when the set is full without it */
+bool index_array_add(int *set, size_t *n, size_t max, int ifindex);
+
+/* a set of link indexes that grows with what it holds: no count of links is too many */
+struct index_set {
+	int *items;
+	size_t n, cap;
+};
+
+bool index_set_has(const struct index_set *s, int ifindex);
+/* ifindex into s once: 0, or -ENOMEM with s as it was */
+int index_set_add(struct index_set *s, int ifindex);
+void index_set_del(struct index_set *s, int ifindex);
+void index_set_free(struct index_set *s);

@@ -28,8 +28,7 @@ struct ibh_engine {
 	bool leftovers_done;
 	struct ibh_report *rep;
 	/* links whose main route MainRoute=delete leaves (not the kernel's), said once */
-	int main_other_said[32];
-	size_t n_main_other_said;
+	struct index_set main_other_said;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -43,7 +42,7 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	int r;
 
 	if (!e)
-		return -ENOMEM;
+		return log_error_errno(-ENOMEM, "%m");
 	r = view_open(&e->view, c);
 	if (r < 0) {
 		engine_free(e);
@@ -101,6 +100,9 @@ void engine_free(struct ibh_engine *e)
 		return;
 	report_free(e->rep);
 	view_close(&e->view);
+	index_set_free(&e->main_other_said);
+	index_set_free(&e->apply.repaired);
+	index_set_free(&e->apply.ipoib_warned);
 	free(e);
 }
 
@@ -113,7 +115,27 @@ void engine_invalidate(struct ibh_engine *e)
 {
 	view_invalidate(&e->view);
 	e->leftovers_done = false;
-	e->apply.n_repaired = 0;
+	e->apply.repaired.n = 0;
+}
+
+/*
+ * What was said once of a link is said again of the next link with its index:
+ * a watcher that sees links come and go for years keeps only those that are
+ */
+static void forget_link(struct ibh_engine *e, int ifindex)
+{
+	index_set_del(&e->main_other_said, ifindex);
+	index_set_del(&e->apply.ipoib_warned, ifindex);
+}
+
+/* after a dump of every link: forget those that went */
+static void forget_gone(struct ibh_engine *e, const struct index_set *s)
+{
+	struct ibh_link l;
+
+	for (size_t i = s->n; i-- > 0;)
+		if (view_link_by_index(&e->view, s->items[i], &l) == -ENODEV)
+			forget_link(e, s->items[i]);
 }
 
 /* --status and --dry-run collect their output here until engine_end() */
@@ -137,8 +159,7 @@ static void say_main_other(struct ibh_engine *e, const struct ibh_observed *o,
 	bool said = false;
 	char a[64];
 
-	for (size_t i = 0; i < e->n_main_other_said && !said; i++)
-		said = e->main_other_said[i] == o->link.ifindex;
+	said = index_set_has(&e->main_other_said, o->link.ifindex);
 	for (size_t i = 0; i < o->n_addrs && !said; i++) {
 		struct ibh_ip prefix;
 
@@ -153,9 +174,7 @@ static void say_main_other(struct ibh_engine *e, const struct ibh_observed *o,
 			 "MainRoute=delete leaves it",
 			 o->link.name, ip_to_string(&prefix, a, sizeof(a), true), o->link.name);
 		said = true;
-		if (e->n_main_other_said <
-		    sizeof(e->main_other_said) / sizeof(e->main_other_said[0]))
-			e->main_other_said[e->n_main_other_said++] = o->link.ifindex;
+		(void)index_set_add(&e->main_other_said, o->link.ifindex);
 	}
 }
 
@@ -601,6 +620,8 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 		log_error_errno(r, "cannot list interfaces: %m%s", log_errno_hint(r));
 		return IBH_FAILED;
 	}
+	forget_gone(e, &e->main_other_said);
+	forget_gone(e, &e->apply.ipoib_warned);
 	return finish_run(e, req, run_links(e, req), NULL, true);
 }
 
@@ -616,8 +637,8 @@ unsigned long engine_changes(const struct ibh_engine *e)
 
 size_t engine_repaired(const struct ibh_engine *e, const int **ret)
 {
-	*ret = e->apply.repaired;
-	return e->apply.n_repaired;
+	*ret = e->apply.repaired.items;
+	return e->apply.repaired.n;
 }
 
 enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req)
@@ -627,6 +648,8 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	int r;
 
 	r = view_link_by_index(&e->view, ifindex, &link);
+	if (r == -ENODEV)
+		forget_link(e, ifindex);
 	if (r == 0 && link_is_managed(e->view.config, &link))
 		res = run_link(e, &link, req, NULL);
 	else if (r < 0 && r != -ENODEV) {

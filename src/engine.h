@@ -33,6 +33,7 @@ struct ibh_request {
 	size_t n_held;
 };
 
+/* says why it failed (netlink, no name for the namespace) */
 int engine_new(const struct ibh_config *c, struct ibh_engine **ret);
 void engine_free(struct ibh_engine *e);
 /* the record of this network namespace: RUNSTATEDIR/ib-hook/netns-... */

@@ -39,9 +39,19 @@ static uint32_t linux_port(const struct ibh_kernel *k)
 	return netlink_port(k->nl);
 }
 
-static int linux_netns_id(struct ibh_kernel *k, char *buf, size_t size)
+static int linux_netns(struct ibh_kernel *k, struct ibh_netns *ret)
 {
-	return netlink_netns_id(k->nl, buf, size);
+	struct ibh_netns ns = {};
+	int r;
+
+	r = netlink_netns_cookie(k->nl, &ns.cookie);
+	if (r < 0 && r != -ENOPROTOOPT)
+		return r;
+	r = netlink_netns_inode(&ns.dev, &ns.ino);
+	if (r < 0)
+		return r;
+	*ret = ns;
+	return 0;
 }
 
 static int linux_get_link(struct ibh_kernel *k, const char *name, struct ibh_link *ret)
@@ -119,7 +129,7 @@ const struct ibh_kernel_ops kernel_linux = {
 	.open = linux_open,
 	.close = linux_close,
 	.port = linux_port,
-	.netns_id = linux_netns_id,
+	.netns = linux_netns,
 	.get_link = linux_get_link,
 	.get_link_by_index = linux_get_link_by_index,
 	.dump_links = linux_dump_links,

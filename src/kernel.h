@@ -42,8 +42,8 @@ struct ibh_kernel_ops {
 	void (*close)(struct ibh_kernel *k);
 	/* the connection's netlink port: the kernel stamps the notifications of its requests */
 	uint32_t (*port)(const struct ibh_kernel *k);
-	/* "netns-…": names the network namespace, for the record's file name */
-	int (*netns_id)(struct ibh_kernel *k, char *buf, size_t size);
+	/* the network namespace of the connection, for the record's file name */
+	int (*netns)(struct ibh_kernel *k, struct ibh_netns *ret);
 
 	/* -ENODEV when there is no such link */
 	int (*get_link)(struct ibh_kernel *k, const char *name, struct ibh_link *ret);

@@ -31,12 +31,18 @@ static struct {
 	char iface[64];
 	char action[16];
 	uint32_t table;
+	bool demoted;
 } log_state = { .max_level = LOG_INFO };
 
 void log_setup(enum ibh_log_target target, int max_level)
 {
 	log_state.target = target;
 	log_state.max_level = max_level;
+}
+
+void log_demote(bool on)
+{
+	log_state.demoted = on;
 }
 
 void log_context(const char *iface, const char *action, uint32_t table)
@@ -97,6 +103,8 @@ int log_full(int level, int error, const char *fmt, ...)
 	va_list ap;
 
 	error = error < 0 ? -error : error;
+	if (log_state.demoted && level <= LOG_WARNING)
+		level = LOG_DEBUG;
 	if (level > log_state.max_level)
 		return -error;
 	errno = error;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <syslog.h>
 
@@ -11,6 +12,8 @@ enum ibh_log_target {
 };
 
 void log_setup(enum ibh_log_target target, int max_level);
+/* on: errors and warnings are debug messages (the watcher's retry of a failure it said) */
+void log_demote(bool on);
 /* journal fields of the messages that follow; NULL/0 clears them */
 void log_context(const char *iface, const char *action, uint32_t table);
 

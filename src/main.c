@@ -357,9 +357,9 @@ static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *
 		if (lock_fd < 0)
 			return IBH_FAILED;
 	}
+	/* engine_new() says why it failed */
 	r = engine_new(config, &engine);
 	if (r < 0) {
-		log_error_errno(r, "cannot open a netlink socket: %m");
 		res = IBH_FAILED;
 		goto cleanup;
 	}

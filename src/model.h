@@ -27,6 +27,14 @@ struct ibh_addr {
 	struct ibh_ip peer; /* family 0: no peer, the prefix is ip's */
 	uint32_t metric;    /* IFA_RT_PRIORITY: the metric of the kernel's prefix route */
 	bool noprefixroute; /* the kernel makes no prefix route for it (NetworkManager) */
+	uint32_t created;   /* IFA_CACHEINFO cstamp: when it was added, in 1/100 s since boot */
+};
+
+/* what tells a network namespace from the others, for the name of its record */
+struct ibh_netns {
+	uint64_t cookie; /* SO_NETNS_COOKIE (Linux 5.14): never reused; 0 without it */
+	uint64_t dev,
+		ino; /* of /proc/self/ns/net: a later namespace gets the inode once it is free */
 };
 
 /* result of one interface, worst wins */

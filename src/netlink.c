@@ -374,6 +374,8 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	e->ifindex = (int)ifa->ifa_index;
 	attr_ip(&e->addr.ip, ifa->ifa_family, ifa->ifa_prefixlen, local);
 	e->addr.noprefixroute = flags & IFA_F_NOPREFIXROUTE;
+	if (tb[IFA_CACHEINFO] && nla_len(tb[IFA_CACHEINFO]) >= (int)sizeof(struct ifa_cacheinfo))
+		e->addr.created = ((struct ifa_cacheinfo *)nla_data(tb[IFA_CACHEINFO]))->cstamp;
 	if (tb[ADDR_RT_PRIORITY] && nla_len(tb[ADDR_RT_PRIORITY]) >= (int)sizeof(uint32_t))
 		e->addr.metric = nla_get_u32(tb[ADDR_RT_PRIORITY]);
 	/* `ip addr add A peer P/len`: the kernel routes P/len, and so does ib-hook */
@@ -727,26 +729,27 @@ int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *re
 	return get_link(n, NULL, ifindex, ret);
 }
 
-/*
- * A name for the network namespace the socket lives in, for the record under
- * /run, which every namespace shares. The cookie (>= 5.14) is never reused;
- * the inode of /proc/self/ns/net is, once the namespace is gone.
- */
-int netlink_netns_id(struct ibh_nl *n, char *buf, size_t size)
+int netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret)
 {
 	uint64_t cookie = 0;
 	socklen_t len = sizeof(cookie);
+
+	if (getsockopt(nl_socket_get_fd(n->sk), SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
+		return -errno;
+	if (len != sizeof(cookie))
+		return -ENOPROTOOPT;
+	*ret = cookie;
+	return 0;
+}
+
+int netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino)
+{
 	struct stat st;
 
-	if (getsockopt(nl_socket_get_fd(n->sk), SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0 &&
-	    len == sizeof(cookie)) {
-		snprintf(buf, size, "netns-c%llu", (unsigned long long)cookie);
-		return 0;
-	}
 	if (stat("/proc/self/ns/net", &st) < 0)
 		return -errno;
-	snprintf(buf, size, "netns-i%llu-%llu", (unsigned long long)st.st_dev,
-		 (unsigned long long)st.st_ino);
+	*ret_dev = st.st_dev;
+	*ret_ino = st.st_ino;
 	return 0;
 }
 
@@ -840,16 +843,10 @@ struct ibh_monitor {
 
 static void mark(struct ibh_events *ev, int ifindex)
 {
-	if (ifindex <= 0)
-		return;
-	for (size_t i = 0; i < ev->n; i++)
-		if (ev->ifindex[i] == ifindex)
-			return;
-	if (ev->n == sizeof(ev->ifindex) / sizeof(ev->ifindex[0])) {
+	/* too many links to name: look at every one */
+	if (ifindex > 0 && !index_array_add(ev->ifindex, &ev->n,
+					    sizeof(ev->ifindex) / sizeof(ev->ifindex[0]), ifindex))
 		ev->all = true;
-		return;
-	}
-	ev->ifindex[ev->n++] = ifindex;
 }
 
 static int on_event(struct nl_msg *msg, void *arg)

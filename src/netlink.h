@@ -24,7 +24,10 @@ void netlink_close(struct ibh_nl *n);
 int netlink_get_link(struct ibh_nl *n, const char *name, struct ibh_link *ret);
 int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret);
 /* "netns-…": names the network namespace of the socket, for the record */
-int netlink_netns_id(struct ibh_nl *n, char *buf, size_t size);
+/* the cookie of the socket's network namespace: -ENOPROTOOPT before Linux 5.14 */
+int netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret);
+/* the device and inode of /proc/self/ns/net: the kernel reuses the inode once it is free */
+int netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
 int netlink_dump_links(struct ibh_nl *n, struct ibh_link **ret, size_t *n_ret);
 /* addresses of ifindex (0: of every link), IPv6 link-local ones included */
 int netlink_dump_addrs(struct ibh_nl *n, int ifindex, struct ibh_addr_entry **ret, size_t *n_ret);

@@ -18,19 +18,81 @@
 #include "record.h"
 #include "select.h"
 
+/* lo is the first link of every network namespace */
+#define LOOPBACK_IFINDEX 1
+
+/* when lo's 127.0.0.1 was added (1/100 s since boot); -ENOENT: it has none */
+static int lo_birth(struct ibh_view *v, uint32_t *ret)
+{
+	struct ibh_addr_entry *a = NULL;
+	struct ibh_ip lo = { .family = AF_INET, .len = 8, .a = { 127, 0, 0, 1 } };
+	size_t n = 0;
+	int r;
+
+	r = kernel->dump_addrs(v->k, LOOPBACK_IFINDEX, &a, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		if (a[i].ifindex == LOOPBACK_IFINDEX && ip_same_address(&a[i].addr.ip, &lo)) {
+			*ret = a[i].addr.created;
+			free(a);
+			return 0;
+		}
+	free(a);
+	return r < 0 ? r : -ENOENT;
+}
+
+/*
+ * The record's file name, under a directory that every namespace shares. The
+ * cookie (Linux 5.14) is never reused. The inode of /proc/self/ns/net is: the
+ * next namespace gets it once this one is gone, and would take a dead
+ * namespace's record for its own and delete its own routes. So the inode goes
+ * with a mark that dies with the namespace: when lo's 127.0.0.1 was added (the
+ * kernel adds it when lo first comes up, and again only if it is gone; lo down
+ * and up keeps it). Without that mark nothing tells this namespace from a dead
+ * one with its inode: -ENOTUNIQ.
+ */
+static int record_name(struct ibh_view *v, char *buf, size_t size)
+{
+	struct ibh_netns ns;
+	uint32_t birth;
+	int r;
+
+	r = kernel->netns(v->k, &ns);
+	if (r < 0)
+		return r;
+	if (ns.cookie) {
+		snprintf(buf, size, "netns-c%llu", (unsigned long long)ns.cookie);
+		return 0;
+	}
+	r = lo_birth(v, &birth);
+	if (r == -ENOENT)
+		return -ENOTUNIQ;
+	if (r < 0)
+		return r;
+	snprintf(buf, size, "netns-i%llu-%llu-b%lu", (unsigned long long)ns.dev,
+		 (unsigned long long)ns.ino, (unsigned long)birth);
+	return 0;
+}
+
 int view_open(struct ibh_view *v, const struct ibh_config *c)
 {
-	char id[64];
+	char name[96];
 	int r;
 
 	memset(v, 0, sizeof(*v));
 	v->config = c;
 	r = kernel->open(&v->k);
-	if (r >= 0)
-		r = kernel->netns_id(v->k, id, sizeof(id));
 	if (r < 0)
-		return r;
-	snprintf(v->record_path, sizeof(v->record_path), "%s/%s", kernel->state_dir, id);
+		return log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
+	r = record_name(v, name, sizeof(name));
+	if (r == -ENOTUNIQ)
+		return log_error_errno(r, "cannot tell this network namespace from an earlier one "
+					  "(no netns cookie before Linux 5.14, and lo has no "
+					  "127.0.0.1: is lo up?): refusing to use a record that "
+					  "may be a dead namespace's");
+	if (r < 0)
+		return log_error_errno(r, "cannot name this network namespace: %m%s",
+				       log_errno_hint(r));
+	snprintf(v->record_path, sizeof(v->record_path), "%s/%s", kernel->state_dir, name);
 	return 0;
 }
 

@@ -41,13 +41,26 @@
 #define FIGHT_RUNS	8
 #define FIGHT_WINDOW_MS 10000
 #define BACKOFF_MAX_MS	60000
-#define LOCK_RETRY_MS	1000
-#define DEFAULT_RCVBUF	(4 * 1024 * 1024)
+/* a failed run is tried again after this, twice as long each time, up to BACKOFF_MAX_MS */
+#define RETRY_FIRST_MS 250
+#define LOCK_RETRY_MS  1000
+#define DEFAULT_RCVBUF (4 * 1024 * 1024)
 
-struct fight {
+/*
+ * What the watcher keeps of a link between passes (ifindex 0: of the pass
+ * over every link). An entry lives only while it holds something: a fight
+ * within its window or hold, a look owed when the hold ends, a failure to
+ * try again. So no count of links that came and went fills the table.
+ */
+struct link_state {
 	int ifindex;
+	/* repairs in the window that began at window_start; no repair before hold_until */
 	unsigned int runs;
 	int64_t window_start, hold_until;
+	bool owed; /* a notification came during the hold */
+	/* failed runs in a row, and when to try again */
+	unsigned int failures;
+	int64_t retry_at;
 };
 
 struct watch {
@@ -59,7 +72,9 @@ struct watch {
 	struct ibh_events ev;
 	int64_t deadline;  /* ms; 0: nothing to do */
 	int64_t last_pass; /* ms, when the last pass ended */
-	struct fight fights[64];
+	struct link_state *links;
+	size_t n_links, cap_links;
+	int lock_error; /* the last failure to take the lock that was said, or 0 */
 	int (*notify)(int unset, const char *state);
 };
 
@@ -87,21 +102,62 @@ static void notify(struct watch *w, const char *state)
 	w->notify(0, state);
 }
 
-static struct fight *fight_of(struct watch *w, int ifindex)
+static struct link_state *state_find(struct watch *w, int ifindex)
 {
-	struct fight *free_slot = NULL;
+	for (size_t i = 0; i < w->n_links; i++)
+		if (w->links[i].ifindex == ifindex)
+			return &w->links[i];
+	return NULL;
+}
 
-	for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++) {
-		if (w->fights[i].ifindex == ifindex)
-			return &w->fights[i];
-		if (!w->fights[i].ifindex && !free_slot)
-			free_slot = &w->fights[i];
+/* NULL only when out of memory: the link then goes without back-off or retry for now */
+static struct link_state *state_of(struct watch *w, int ifindex)
+{
+	struct link_state *s = state_find(w, ifindex);
+
+	if (s || array_grow(&w->links, &w->cap_links, w->n_links, sizeof(*w->links), 8) < 0)
+		return s;
+	s = &w->links[w->n_links++];
+	*s = (struct link_state){ .ifindex = ifindex };
+	return s;
+}
+
+/* entries that hold nothing any more go: a link that went leaves nothing behind */
+static void state_prune(struct watch *w, int64_t now)
+{
+	for (size_t i = w->n_links; i-- > 0;) {
+		const struct link_state *s = &w->links[i];
+
+		if (!s->owed && !s->failures && s->hold_until <= now &&
+		    now - s->window_start > FIGHT_WINDOW_MS)
+			w->links[i] = w->links[--w->n_links];
 	}
-	if (free_slot) {
-		memset(free_slot, 0, sizeof(*free_slot));
-		free_slot->ifindex = ifindex;
-	}
-	return free_slot;
+}
+
+static int64_t held_until(struct watch *w, int ifindex)
+{
+	const struct link_state *s = state_find(w, ifindex);
+
+	return s ? s->hold_until : 0;
+}
+
+/* when s is next to be run without a notification (never during a hold); INT64_MAX: not */
+static int64_t state_due(const struct link_state *s)
+{
+	int64_t due = s->owed ? s->hold_until : INT64_MAX;
+
+	if (s->failures && s->retry_at < due)
+		due = s->retry_at > s->hold_until ? s->retry_at : s->hold_until;
+	return due;
+}
+
+/* a notification for a held link: it is looked at when the hold ends */
+static void owe(struct watch *w, int ifindex)
+{
+	struct link_state *s = state_find(w, ifindex);
+
+	if (s)
+		s->owed = true;
 }
 
 /*
@@ -111,7 +167,7 @@ static struct fight *fight_of(struct watch *w, int ifindex)
  */
 static void account(struct watch *w, int ifindex, int64_t now)
 {
-	struct fight *f = fight_of(w, ifindex);
+	struct link_state *f = state_of(w, ifindex);
 	int64_t hold;
 
 	if (!f)
@@ -130,20 +186,6 @@ static void account(struct watch *w, int ifindex, int64_t now)
 			    "program, or a flapping link?); waiting %lld ms before the next repair",
 			    ifindex, f->runs, FIGHT_WINDOW_MS / 1000, (long long)hold);
 	f->hold_until = now + hold;
-}
-
-static int64_t held_until(struct watch *w, int ifindex)
-{
-	for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++)
-		if (w->fights[i].ifindex == ifindex)
-			return w->fights[i].hold_until;
-	return 0;
-}
-
-static void mark_left(struct ibh_events *left, int ifindex)
-{
-	index_set_add(left->ifindex, &left->n, sizeof(left->ifindex) / sizeof(left->ifindex[0]),
-		      ifindex);
 }
 
 static void reload(struct watch *w)
@@ -177,8 +219,48 @@ static void reload(struct watch *w)
 	w->ev.all = true;
 }
 
-/* one pass over what the notifications named; false when the lock was busy */
-static bool pass(struct watch *w)
+/*
+ * Run one link (ifindex 0: every link). A failure that no notification may
+ * follow (/run full for a moment, ENOMEM or ENOBUFS from the kernel) is tried
+ * again, later and later, until it succeeds. It is said once: until then the
+ * link's runs, retries or not, say their errors only with -v.
+ */
+static void run(struct watch *w, const struct ibh_request *req, int ifindex)
+{
+	struct link_state *s = state_find(w, ifindex);
+	enum ibh_result res;
+	char what[32];
+	int64_t delay;
+
+	log_demote(s && s->failures);
+	res = ifindex ? engine_run_index(w->engine, ifindex, req) : engine_run_all(w->engine, req);
+	log_demote(false);
+	s = res == IBH_FAILED ? state_of(w, ifindex) : state_find(w, ifindex);
+	if (!s)
+		return;
+	if (ifindex)
+		snprintf(what, sizeof(what), "interface %d", ifindex);
+	else
+		snprintf(what, sizeof(what), "every managed link");
+	if (res != IBH_FAILED) {
+		if (s->failures)
+			log_info("%s: applied after %u failed run(s)", what, s->failures);
+		s->failures = 0;
+		return;
+	}
+	delay = (int64_t)RETRY_FIRST_MS << (s->failures < 8 ? s->failures : 8);
+	if (delay > BACKOFF_MAX_MS)
+		delay = BACKOFF_MAX_MS;
+	if (!s->failures)
+		log_notice("%s: the run failed; trying again in %lld ms, then less and less often "
+			   "(up to every %d s) until it succeeds",
+			   what, (long long)delay, BACKOFF_MAX_MS / 1000);
+	s->failures++;
+	s->retry_at = now_ms() + delay;
+}
+
+/* 0 after a pass, or the lock's -errno (-ETIMEDOUT: another run holds it) */
+static int pass(struct watch *w)
 {
 	struct ibh_request req = {
 		.action = IBH_ACTION_APPLY,
@@ -187,9 +269,8 @@ static bool pass(struct watch *w)
 		.down_removes = true,
 		.out = stdout,
 	};
-	struct ibh_events left = {};
 	int64_t now = now_ms();
-	int held[sizeof(w->fights) / sizeof(w->fights[0])];
+	int *held = NULL;
 	const int *repaired;
 	size_t n;
 	int lock_fd;
@@ -199,57 +280,71 @@ static bool pass(struct watch *w)
 	/* the same lock as hook runs, held only for this pass */
 	lock_fd = lock_take(w->opt->lock_path, 0);
 	if (lock_fd < 0)
-		return false;
+		return lock_fd;
 	engine_invalidate(w->engine);
+	/* a rule names no link: a held one is looked at again when its hold ends */
+	held = calloc(w->n_links ? w->n_links : 1, sizeof(*held));
+	for (size_t i = 0; held && i < w->n_links; i++)
+		if (w->links[i].ifindex && w->links[i].hold_until > now)
+			held[req.n_held++] = w->links[i].ifindex;
+	req.held = held;
 	if (w->ev.all || w->ev.tables_changed) {
 		if (w->ev.overrun)
 			log_notice("notifications were lost (receive buffer full): reading "
 				   "everything");
-		/* a rule names no link: a held one is looked at again when its hold ends */
-		for (size_t i = 0; i < sizeof(w->fights) / sizeof(w->fights[0]); i++)
-			if (w->fights[i].ifindex && w->fights[i].hold_until > now) {
-				held[req.n_held++] = w->fights[i].ifindex;
-				mark_left(&left, w->fights[i].ifindex);
-			}
-		req.held = held;
-		engine_run_all(w->engine, &req);
+		for (size_t i = 0; i < req.n_held; i++)
+			owe(w, held[i]);
+		run(w, &req, 0);
 	} else
 		for (size_t i = 0; i < w->ev.n; i++) {
 			int ifindex = w->ev.ifindex[i];
 
 			if (held_until(w, ifindex) > now) {
-				mark_left(&left, ifindex);
+				owe(w, ifindex);
 				continue;
 			}
-			engine_run_index(w->engine, ifindex, &req);
+			run(w, &req, ifindex);
 		}
+	/* holds that ended and failures whose time came (run() may add entries: by index) */
+	for (size_t i = 0; i < w->n_links; i++) {
+		struct link_state *s = &w->links[i];
+
+		if (state_due(s) > now)
+			continue;
+		s->owed = false;
+		run(w, &req, s->ifindex);
+	}
 	/* whichever way the pass went, every repair counts towards its link's back-off */
 	n = engine_repaired(w->engine, &repaired);
 	for (size_t i = 0; i < n; i++)
 		account(w, repaired[i], now);
+	state_prune(w, now);
 	close(lock_fd);
-	w->ev = left;
-	return true;
+	free(held);
+	w->ev = (struct ibh_events){};
+	return 0;
 }
 
 static int next_timeout(struct watch *w)
 {
 	int64_t now = now_ms(), until = w->deadline;
 
-	if (!w->ev.all && !w->ev.tables_changed && w->ev.n == 0)
-		return -1;
-	/* only held links are dirty: sleep until the first is free */
-	if (!w->ev.all && !w->ev.tables_changed) {
+	/* only held or failed links are due: sleep until the first is */
+	if (!w->ev.all && !w->ev.tables_changed && w->ev.n == 0) {
 		int64_t first = INT64_MAX;
 
-		for (size_t i = 0; i < w->ev.n; i++) {
-			int64_t h = held_until(w, w->ev.ifindex[i]);
+		for (size_t i = 0; i < w->n_links; i++) {
+			int64_t due = state_due(&w->links[i]);
 
-			first = h < first ? h : first;
+			first = due < first ? due : first;
 		}
+		if (first == INT64_MAX)
+			return -1;
 		if (first > until)
 			until = first;
 	}
+	if (until - now > BACKOFF_MAX_MS)
+		until = now + BACKOFF_MAX_MS;
 	return until <= now ? 0 : (int)(until - now);
 }
 
@@ -321,6 +416,34 @@ int watch_running(const char *record_path)
 	return r > 0 ? r : -EBADMSG;
 }
 
+/*
+ * The lock could not be taken, and not because a run holds it. What may pass
+ * (no memory, no file descriptor, /run full) is tried again each second; a
+ * lock file that is not one (a symlink, a directory) will not heal: the
+ * watcher says what is wrong and stops, and systemd shows why.
+ */
+static int lock_failed(struct watch *w, int r)
+{
+	char status[384];
+
+	if (r == -ENOMEM || r == -ENFILE || r == -EMFILE || r == -ENOSPC || r == -EDQUOT ||
+	    r == -EINTR || r == -EAGAIN) {
+		if (w->lock_error != r)
+			log_warning_errno(r, "cannot lock '%s': %m; trying again every %d s",
+					  w->opt->lock_path, LOCK_RETRY_MS / 1000);
+		w->lock_error = r;
+		return 0;
+	}
+	log_error_errno(r,
+			"cannot lock '%s': %m%s; it must be a regular file (or absent); the "
+			"watcher stops",
+			w->opt->lock_path, log_errno_hint(r));
+	snprintf(status, sizeof(status), "STATUS=cannot lock '%s': %s\nERRNO=%d", w->opt->lock_path,
+		 strerror(-r), -r);
+	notify(w, status);
+	return r;
+}
+
 int watch_run(const struct ibh_config *config, const struct ibh_watch_options *opt)
 {
 	struct watch w = { .config = malloc(sizeof(struct ibh_config)), .opt = opt };
@@ -343,12 +466,13 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	}
 	*w.config = *config;
 	r = kernel->monitor_open(opt->rcvbuf > 0 ? opt->rcvbuf : DEFAULT_RCVBUF, &w.mon);
-	if (r >= 0)
-		r = engine_new(w.config, &w.engine);
 	if (r < 0) {
 		log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
 		goto cleanup;
 	}
+	/* engine_new() says why it failed */
+	if (engine_new(w.config, &w.engine) < 0)
+		goto cleanup;
 	afd = watch_announce(engine_record_path(w.engine));
 	if (afd < 0)
 		log_debug("cannot announce the watcher in '%s.watch': %s",
@@ -375,9 +499,17 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 		int timeout = next_timeout(&w);
 
 		if (timeout == 0) {
-			if (!pass(&w))
+			r = pass(&w);
+			if (r < 0 && r != -ETIMEDOUT && lock_failed(&w, r) < 0)
+				goto cleanup;
+			if (r < 0)
 				w.deadline = now_ms() + LOCK_RETRY_MS;
-			else if (!ready) {
+			else {
+				if (w.lock_error)
+					log_info("'%s' can be locked again", opt->lock_path);
+				w.lock_error = 0;
+			}
+			if (r == 0 && !ready) {
 				notify(&w, "READY=1\nSTATUS=watching");
 				ready = true;
 			}
@@ -449,6 +581,7 @@ cleanup:
 		unlink(path);
 		close(afd);
 	}
+	free(w.links);
 	engine_free(w.engine);
 	free(w.config);
 	kernel->monitor_close(w.mon);

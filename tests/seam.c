@@ -11,10 +11,16 @@
  * the namespace (remove the address the plan has just seen); an exit status
  * other than 0 is the errno the request then fails with, without reaching
  * the kernel.
+ *
+ * IB_HOOK_TEST_NO_NETNS_COOKIE=1 takes the netns cookie away, as on kernels
+ * before 5.14: the record is then named by the fallback (ib-hook(8), FILES).
+ * IB_HOOK_TEST_NETNS_INODE=N gives the namespace inode N, as the kernel gives
+ * a later namespace the inode of one that went.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +35,10 @@ int __wrap_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
 int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+int __real_netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret);
+int __wrap_netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret);
+int __real_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
+int __wrap_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
 
 /* 0, or the negative errno the request is to fail with */
 static int seam(const char *kind, uint32_t table)
@@ -84,4 +94,23 @@ int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
 	int e = seam("rule-del", r->table);
 
 	return e < 0 ? e : __real_netlink_rule_del(n, r);
+}
+
+int __wrap_netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret)
+{
+	const char *no = getenv("IB_HOOK_TEST_NO_NETNS_COOKIE");
+
+	if (no && strcmp(no, "1") == 0)
+		return -ENOPROTOOPT;
+	return __real_netlink_netns_cookie(n, ret);
+}
+
+int __wrap_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino)
+{
+	const char *ino = getenv("IB_HOOK_TEST_NETNS_INODE");
+	int r = __real_netlink_netns_inode(ret_dev, ret_ino);
+
+	if (r >= 0 && ino)
+		*ret_ino = strtoull(ino, NULL, 10);
+	return r;
 }

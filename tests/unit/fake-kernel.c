@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
@@ -57,10 +58,10 @@ static uint32_t fake_port(const struct ibh_kernel *k)
 	return 4242;
 }
 
-static int fake_netns_id(struct ibh_kernel *k, char *buf, size_t size)
+static int fake_netns(struct ibh_kernel *k, struct ibh_netns *ret)
 {
 	(void)k;
-	snprintf(buf, size, "netns-fake");
+	*ret = fake.netns;
 	return 0;
 }
 
@@ -107,9 +108,14 @@ static int fake_dump_links(struct ibh_kernel *k, struct ibh_link **ret, size_t *
 static int fake_dump_addrs(struct ibh_kernel *k, int ifindex, struct ibh_addr_entry **ret,
 			   size_t *n_ret)
 {
+	struct ibh_addr_entry a[32];
+	size_t n = 0;
+
 	(void)k;
-	assert_int_equal(ifindex, 0);
-	return copy_out(fake.addrs, fake.n_addrs, sizeof(*fake.addrs), ret, n_ret);
+	for (size_t i = 0; i < fake.n_addrs; i++)
+		if (!ifindex || fake.addrs[i].ifindex == ifindex)
+			a[n++] = fake.addrs[i];
+	return copy_out(a, n, sizeof(*a), ret, n_ret);
 }
 
 static int fake_dump_rules(struct ibh_kernel *k, struct ibh_rule **ret, size_t *n_ret,
@@ -326,7 +332,7 @@ static struct ibh_kernel_ops fake_ops = {
 	.open = fake_open,
 	.close = fake_close,
 	.port = fake_port,
-	.netns_id = fake_netns_id,
+	.netns = fake_netns,
 	.get_link = fake_get_link,
 	.get_link_by_index = fake_get_link_by_index,
 	.dump_links = fake_dump_links,
@@ -353,15 +359,34 @@ void fake_begin(void)
 	snprintf(fake.state_dir, sizeof(fake.state_dir), "/tmp/ibh-fake.XXXXXX");
 	assert_non_null(mkdtemp(fake.state_dir));
 	fake_ops.state_dir = fake.state_dir;
+	fake.netns.cookie = FAKE_COOKIE;
 	kernel = &fake_ops;
+}
+
+void fake_new_netns(void)
+{
+	char dir[sizeof(fake.state_dir)];
+	struct ibh_netns ns = fake.netns;
+
+	memcpy(dir, fake.state_dir, sizeof(dir));
+	memset(&fake, 0, sizeof(fake));
+	memcpy(fake.state_dir, dir, sizeof(dir));
+	fake.netns = ns;
 }
 
 void fake_end(void)
 {
-	char path[128];
+	struct dirent *d;
+	char path[384];
+	DIR *dir = opendir(fake.state_dir);
 
-	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
-	unlink(path);
+	while (dir && (d = readdir(dir)))
+		if (d->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", fake.state_dir, d->d_name);
+			unlink(path);
+		}
+	if (dir)
+		closedir(dir);
 	rmdir(fake.state_dir);
 	kernel = &kernel_linux;
 }
@@ -479,7 +504,7 @@ const char *fake_record(void)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
+	snprintf(path, sizeof(path), "%s/netns-c%d", fake.state_dir, FAKE_COOKIE);
 	text[0] = '\0';
 	f = fopen(path, "r");
 	if (!f)
@@ -495,7 +520,7 @@ void fake_write_record(const char *text)
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/netns-fake", fake.state_dir);
+	snprintf(path, sizeof(path), "%s/netns-c%d", fake.state_dir, FAKE_COOKIE);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);

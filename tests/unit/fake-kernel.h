@@ -39,13 +39,18 @@ struct fake_kernel {
 	int (*before)(enum fake_call call, int n);
 	unsigned int calls[4]; /* per enum fake_call */
 	char state_dir[64];
+	struct ibh_netns netns; /* the cookie FAKE_COOKIE unless a test takes it away */
 };
+
+#define FAKE_COOKIE 1
 
 extern struct fake_kernel fake;
 
 /* a fresh kernel with a state directory of its own (removed by fake_end), in use */
 void fake_begin(void);
 void fake_end(void);
+/* the namespace goes (without --remove) and a new one takes its place: an empty kernel, the same /run */
+void fake_new_netns(void);
 void fake_link(const char *name, int ifindex, bool up);
 /* the address and, as the kernel does, its prefix route in main */
 void fake_addr(int ifindex, const char *cidr);

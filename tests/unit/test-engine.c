@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
@@ -237,6 +238,72 @@ static void test_race_retry(void **state)
 }
 
 /* --status names the RDMA port observe found; report.c only prints it */
+/* a namespace without the netns cookie (Linux < 5.14): its inode, and lo's 127.0.0.1 born at birth */
+static void netns_without_cookie(uint32_t birth)
+{
+	fake.netns = (struct ibh_netns){ .dev = 4, .ino = 4026532123 };
+	fake_link("lo", 1, true);
+	fake_addr(1, "127.0.0.1/8");
+	fake.addrs[fake.n_addrs - 1].addr.created = birth;
+}
+
+static bool record_exists(const char *name)
+{
+	char path[192];
+
+	snprintf(path, sizeof(path), "%s/%s", fake.state_dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/*
+ * Without the cookie, the kernel gives a namespace's inode to a later one
+ * once it is gone (issue 29, item 1). A record that a namespace left (it went
+ * without --remove) is never the next one's: the same rule and route made by
+ * hand there, in a table the record names, stay.
+ */
+static void test_netns_without_cookie(void **state)
+{
+	struct ibh_rule rules[64];
+	struct ibh_route routes[128];
+	size_t n_rules, n_routes;
+	struct ibh_engine *e;
+
+	(void)state;
+	configure(MEMSERVER);
+	netns_without_cookie(1500);
+	assert_int_equal(apply(), IBH_OK);
+	assert_true(record_exists("netns-i4-4026532123-b1500"));
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	n_rules = fake.n_rules;
+	n_routes = fake.n_routes;
+	memcpy(rules, fake.rules, sizeof(rules));
+	memcpy(routes, fake.routes, sizeof(routes));
+
+	/* the next namespace, with the same inode: what ib-hook installed, made by hand */
+	fake_new_netns();
+	netns_without_cookie(2100);
+	fake_link("eth0", 3, true);
+	fake_link("eth1", 4, true);
+	fake.n_rules = n_rules;
+	fake.n_routes = n_routes;
+	memcpy(fake.rules, rules, sizeof(rules));
+	memcpy(fake.routes, routes, sizeof(routes));
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake.calls[FAKE_RULE_DEL] + fake.calls[FAKE_ROUTE_DEL], 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 1);
+
+	/* lo without 127.0.0.1: nothing tells the namespace from a dead one, refused */
+	fake_addr_del(1, "127.0.0.1/8");
+	assert_int_equal(engine_new(&config, &e), -ENOTUNIQ);
+	assert_int_equal(fake.calls[FAKE_RULE_DEL] + fake.calls[FAKE_ROUTE_DEL], 0);
+
+	/* the cookie, where the kernel has it, is enough (every other case names netns-c1) */
+	fake.netns.cookie = 77;
+	assert_int_equal(engine_new(&config, &e), 0);
+	engine_free(e);
+}
+
 static void test_status_rdma(void **state)
 {
 	char *buf = NULL;
@@ -267,6 +334,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_eexist_foreign_route6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_race_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_rdma, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_netns_without_cookie, setup, teardown),
 	};
 
 	log_setup(IBH_LOG_STDERR, LOG_INFO);

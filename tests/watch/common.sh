@@ -1,34 +1,76 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The watcher tests' helpers: one watcher in the background (killed on every
-# exit path), its output in $T_DIR/watch.log, and a bounded poll.
+# Helpers of the watcher's tests, on top of tests/lib.sh: one watcher at a
+# time, run in the background and killed on every exit path.
 . "$(dirname "$0")/../lib.sh"
 
 W_PID=
 stop_watcher() {
-	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null
+	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
 	W_PID=
 }
 trap 'stop_watcher; t_cleanup' EXIT
 
-# start_watcher NS CONF [ENV...]: ib-hook --watch in the background
+# start_watcher NS CONF [VAR=VALUE...]: ib-hook --watch (or $W_BIN) in the
+# background with those variables, its output in $T_DIR/NS.log
 start_watcher() {
-	local n=$1 cfg=$2
+	local n=$1 c=$2
 	shift 2
-	ip netns exec "$(ns "$n")" env "$@" "$IB_HOOK" --config "$cfg" --watch >"$T_DIR/watch.log" 2>&1 &
+	ip netns exec "$(ns "$n")" env "$@" "${W_BIN:-$IB_HOOK}" --config "$c" --watch \
+		>"$T_DIR/$n.log" 2>&1 &
 	W_PID=$!
 }
 
-# eventually DESCRIPTION CMD...: CMD succeeds within 3 s
+# eventually DESCRIPTION [SECONDS] CMD...: CMD succeeds within SECONDS (3 if
+# not given); the watcher's last lines when it does not
 eventually() {
-	local d=$1 i
+	local d=$1 s=3 i
 	shift
-	for i in $(seq 60); do
+	case $1 in '' | *[!0-9]*) ;; *) s=$1 && shift ;; esac
+	for ((i = 0; i < s * 20; i++)); do
 		if "$@" >/dev/null 2>&1; then
-			ok "$d (${i}x50 ms)"
+			ok "$d ($((i * 50)) ms)"
 			return
 		fi
 		sleep 0.05
 	done
 	not_ok "$d"
-	sed 's/^/#  watcher: /' "$T_DIR/watch.log" | tail -n 20
+	cat "$T_DIR"/*.log 2>/dev/null | sed 's/^/#  watcher: /' | tail -n 20
 }
+
+# within SECONDS CMD...: quietly, CMD succeeds within SECONDS (status 1 if not)
+within() {
+	local s=$1 i
+	shift
+	for ((i = 0; i < s * 20; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+has_rule() { ip -n "$(ns "$1")" rule | grep -q "from $2 lookup $3"; }
+
+# fight SECONDS CMD...: run CMD again and again for SECONDS
+fight() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ "$SECONDS" -lt "$end" ]; do
+		"$@" 2>/dev/null
+	done
+}
+
+# repaired NS BEFORE PATTERN: the watcher's lines matching PATTERN after line BEFORE
+repaired() {
+	tail -n +"$(($2 + 1))" "$T_DIR/$1.log" | grep -c "$3"
+}
+
+# the documented back-off against a fight of FIGHT_S seconds: FIGHT_RUNS
+# repairs at once, one more that starts the first hold, one after each hold
+# that ends within the fight (1 s, 2 s, 4 s...), and the one after the fight
+# that converges
+FIGHT_S=4
+FIGHT_RUNS=8
+fight_bound=$((FIGHT_RUNS + 1 + 1))
+for ((hold = 1, held = 1; held <= FIGHT_S; hold *= 2, held += hold)); do
+	fight_bound=$((fight_bound + 1))
+done

@@ -6,62 +6,10 @@
 # back-off (8 repairs within 10 s, then a hold of 1 s, doubling): the watcher
 # says so once and its repairs stay within what that back-off allows, while
 # the other port is still repaired at once; when the fight ends it converges.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/common.sh"
 t_require
 
-FIGHT_S=4
-# the documented back-off: FIGHT_RUNS repairs at once, one more that starts
-# the first hold, one after each hold that ends within the fight (1 s, 2 s,
-# 4 s...), and the one after the fight that converges
-FIGHT_RUNS=8
-bound=$((FIGHT_RUNS + 1 + 1))
-for ((hold = 1, held = 1; held <= FIGHT_S; hold *= 2, held += hold)); do
-	bound=$((bound + 1))
-done
-
-W_PID=
-stop_watcher() {
-	[ -n "$W_PID" ] && kill -KILL "$W_PID" 2>/dev/null && wait "$W_PID" 2>/dev/null
-	W_PID=
-}
-trap 'stop_watcher; t_cleanup' EXIT
-
-# start_watcher NS CONF: ib-hook --watch in the background, its output in $T_DIR/NS.log
-start_watcher() {
-	ip netns exec "$(ns "$1")" "$IB_HOOK" --config "$2" --watch >"$T_DIR/$1.log" 2>&1 &
-	W_PID=$!
-}
-
-# eventually DESCRIPTION SECONDS CMD...: CMD succeeds within SECONDS
-eventually() {
-	local d=$1 s=$2 i
-	shift 2
-	for ((i = 0; i < s * 20; i++)); do
-		if "$@" >/dev/null 2>&1; then
-			ok "$d ($((i * 50)) ms)"
-			return
-		fi
-		sleep 0.05
-	done
-	not_ok "$d"
-}
-
-has_rule() { ip -n "$(ns "$1")" rule | grep -q "from $2 lookup $3"; }
 no_main() { [ -z "$(ip -n "$(ns "$1")" route show table main 172.16.0.0/16 dev "$2")" ]; }
-
-# fight SECONDS CMD...: run CMD again and again for SECONDS
-fight() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ "$SECONDS" -lt "$end" ]; do
-		"$@" 2>/dev/null
-	done
-}
-
-# repaired NS BEFORE PATTERN: the watcher's lines matching PATTERN after line BEFORE
-repaired() {
-	tail -n +"$(($2 + 1))" "$T_DIR/$1.log" | grep -c "$3"
-}
 
 # -- a program deletes ib-hook's rule over and over --------------------------
 port_host r ib0 172.16.34.1/16 ib1 172.16.34.2/16
@@ -79,7 +27,7 @@ eventually "rules:   the other port is repaired at once" 1 has_rule r 172.16.34.
 eventually "rules: after the fight the rule is back" 10 has_rule r 172.16.34.2 "$t1"
 n=$(repaired r "$before" "added rule from 172.16.34.2 ")
 echo "# the watcher put the rule back $n times in a ${FIGHT_S} s fight"
-check "rules:   at most $bound repairs ($n)" test "$n" -le "$bound"
+check "rules:   at most $fight_bound repairs ($n)" test "$n" -le "$fight_bound"
 stop_watcher
 
 # -- a program puts back the main route that MainRoute=delete takes out ------
@@ -94,6 +42,6 @@ check "main: the watcher says it backs off" grep -q "before the next repair" "$T
 eventually "main: after the fight the route is out of main again" 10 no_main d ib1
 n=$(repaired d "$before" "deleted route 172.16.0.0/16 dev ib1 from table main")
 echo "# the watcher took the main route out $n times in a ${FIGHT_S} s fight"
-check "main:   at most $bound repairs ($n)" test "$n" -le "$bound"
+check "main:   at most $fight_bound repairs ($n)" test "$n" -le "$fight_bound"
 stop_watcher
 done_testing

@@ -12,17 +12,17 @@ port_host other ib0 172.16.35.1/16
 printf '[Match]\nName=ib*\n' | conf w
 m=$(ns w)
 t1=$(table_of w ib1)
-has_rule() { ip -n "$1" rule | grep -q "from $2 lookup"; }
+rule_from() { ip -n "$1" rule | grep -q "from $2 lookup"; }
 
 start_watcher w "$T_DIR/w.conf"
-eventually "the watcher applies at start" has_rule "$m" 172.16.34.2
+eventually "the watcher applies at start" rule_from "$m" 172.16.34.2
 
 expect_rc "--remove --iface ib1 with the watcher running" 0 \
 	ibh w --config "$T_DIR/w.conf" --remove --iface ib1
 check "  reports what it deleted" grep -q "^ib1: deleted " "$T_DIR/err"
 check "  says the watcher puts it back, with its pid and how to stop it" \
 	grep -q "warning: the watcher (ib-hook --watch, pid $W_PID) puts it back at its next pass; to keep it removed, stop the watcher first: kill $W_PID\$" "$T_DIR/err"
-eventually "  which is what happens" has_rule "$m" 172.16.34.2
+eventually "  which is what happens" rule_from "$m" 172.16.34.2
 
 expect_rc "--remove in another namespace" 0 ibh other --config "$T_DIR/w.conf" --remove --iface ib0
 check "  names no watcher" sh -c "! grep -q watcher '$T_DIR/err'"
@@ -40,7 +40,7 @@ check "  the removal holds" sh -c "! ip -n $m rule | grep -q 'from 172.16.34.2 l
 
 # a watcher killed (SIGKILL) leaves its file: no lock, no watcher
 start_watcher w "$T_DIR/w.conf"
-eventually "a new watcher applies again" has_rule "$m" 172.16.34.2
+eventually "a new watcher applies again" rule_from "$m" 172.16.34.2
 kill -KILL "$W_PID"
 wait "$W_PID" 2>/dev/null
 W_PID=

@@ -72,7 +72,7 @@ printf '[Routing]\nTableBase=banana\n' >>"$T_DIR/w.conf"
 kill -HUP "$W_PID"
 sleep 0.3
 check "SIGHUP with a bad config: still running" kill -0 "$W_PID"
-check "  says why and keeps the old one" grep -q "keeping the configuration in use" "$T_DIR/watch.log"
+check "  says why and keeps the old one" grep -q "keeping the configuration in use" "$T_DIR/w.log"
 ip -n "$m" addr add 172.16.34.21/16 dev ib1
 eventually "  and keeps working" sh -c "$(declare -f rule_is ns); T_PFX=$T_PFX; rule_is w 172.16.34.21 $t1"
 cp "$T_DIR/w.conf.good" "$T_DIR/w.conf"
@@ -97,7 +97,7 @@ ip -n "$m" route flush table "$t0"
 ip -n "$m" -batch "$T_DIR/burst.batch"
 eventually "lost notifications: resync, T(ib0) restored" sh -c "$(declare -f table_has ns); T_PFX=$T_PFX; table_has w $t0 'src 172.16.34.1'"
 sleep 0.3
-check "  it said so" grep -q "notifications were lost" "$T_DIR/watch.log"
+check "  it said so" grep -q "notifications were lost" "$T_DIR/w.log"
 expect_rc "  --dry-run: nothing to do" 0 ibh w --config "$T_DIR/w.conf" --dry-run --all
 expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
 stop_watcher
