@@ -45,10 +45,7 @@ int main(int argc, char **argv)
 		return 2;
 	fake_begin();
 	select_forget();
-	fake_link("ib0", 3, true);
-	fake_link("ib1", 4, true);
-	fake_addr(3, "172.16.34.1/16");
-	fake_addr(4, "172.16.34.2/16");
+	fake_memserver34();
 	fake.rdma[0] = (struct ibh_rdma_port){ .ifindex = 3, .port = 1, .dev = "mlx5_0" };
 	fake.n_rdma = 1;
 	if (!strcmp(mode, "status"))
