@@ -106,11 +106,37 @@ conf() {
 	chmod 0644 "$T_DIR/$1.conf"
 }
 
-# ibh NS ARGS...: run ib-hook by hand in NS (stdout and stderr as they are)
+T_SRC=${IB_HOOK_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+
+# json_checked CMD...: CMD, whose stdout is a --json document: printed as it
+# is, and validated against doc/ib-hook.schema.json (strictly: no member the
+# schema does not name); a document that is not valid, or an exit 0 or 1
+# without one, is noted in $T_DIR/json.faults, which done_testing reports
+json_checked() {
+	local out rc err
+	out=$("$@")
+	rc=$?
+	[ -z "$out" ] || printf '%s\n' "$out"
+	command -v python3 >/dev/null || return $rc
+	if [ -z "$out" ]; then
+		[ $rc -gt 1 ] || echo "$*: exit $rc without a document" >>"$T_DIR/json.faults"
+	elif ! err=$(printf '%s\n' "$out" | python3 "$T_SRC/tests/validate-json.py" \
+		"$T_SRC/doc/ib-hook.schema.json" 2>&1); then
+		echo "$*: $err" >>"$T_DIR/json.faults"
+	fi
+	echo >>"$T_DIR/json.count"
+	return $rc
+}
+
+# ibh NS ARGS...: run ib-hook by hand in NS (stdout and stderr as they are);
+# with --json, its document is validated (json_checked)
 ibh() {
 	n=$1
 	shift
-	ip netns exec "$T_PFX$n" "$IB_HOOK" "$@"
+	case " $* " in
+	*" --json "*) json_checked ip netns exec "$T_PFX$n" "$IB_HOOK" "$@" ;;
+	*) ip netns exec "$T_PFX$n" "$IB_HOOK" "$@" ;;
+	esac
 }
 
 # hook NS CONF VAR=VALUE...: run ib-hook as a dispatcher does: no arguments,
@@ -133,8 +159,15 @@ hook() {
 
 # with_etc NS DIR [VAR=VALUE...] [-- ARGS...]: ib-hook in NS with DIR (holding
 # ib-hook.conf and ib-hook.conf.d/, as /etc does) mounted on the built
-# binary's sysconfdir, only the given variables (a dispatcher's), no journal
+# binary's sysconfdir, only the given variables (a dispatcher's), no journal;
+# with --json, its document is validated (json_checked)
 with_etc() {
+	case " $* " in
+	*" -- "*" --json "*) json_checked with_etc_ "$@" ;;
+	*) with_etc_ "$@" ;;
+	esac
+}
+with_etc_() {
 	n=$1
 	dir=$2
 	shift 2
@@ -216,6 +249,12 @@ rules_from() {
 }
 
 done_testing() {
+	if [ -s "$T_DIR/json.faults" ]; then
+		not_ok "every --json document is valid against doc/ib-hook.schema.json"
+		sed 's/^/#  /' "$T_DIR/json.faults"
+	elif [ -s "$T_DIR/json.count" ]; then
+		ok "every --json document ($(wc -l <"$T_DIR/json.count")) is valid against doc/ib-hook.schema.json"
+	fi
 	echo "1..$T_COUNT"
 	[ "$T_FAILED" = 0 ] || {
 		echo "# $T_FAILED of $T_COUNT checks failed in $T_NAME"

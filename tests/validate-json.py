@@ -3,8 +3,10 @@
 # validate-json.py SCHEMA [TITLE] < DOCUMENT: check a document against the
 # subset of JSON Schema that doc/ib-hook.schema.json uses (type, const, enum,
 # required, properties, additionalProperties, items, oneOf by title), so the
-# tests need nothing beyond python3. Exit 0 if valid, 1 with the path of the
-# first error otherwise.
+# tests need nothing beyond python3. Strict: an object whose schema names its
+# properties and says nothing of others has no others (a misspelled key is
+# an error), as if it said "additionalProperties": false. Exit 0 if valid, 1
+# with the path of the first error otherwise.
 import json
 import sys
 
@@ -18,6 +20,10 @@ def is_type(v, t):
 
 
 def check(v, s, path):
+    if s is False:
+        raise ValueError(f"{path}: not allowed here")
+    if s is True:
+        return
     if "oneOf" in s:
         errs = []
         for sub in s["oneOf"]:
@@ -44,6 +50,8 @@ def check(v, s, path):
                 check(x, s["properties"][k], f"{path}.{k}")
             elif "additionalProperties" in s:
                 check(x, s["additionalProperties"], f"{path}.{k}")
+            elif "properties" in s:
+                raise ValueError(f"{path}: {k!r} is not a member the schema names")
     if isinstance(v, list) and "items" in s:
         for i, x in enumerate(v):
             check(x, s["items"], f"{path}[{i}]")

@@ -131,7 +131,10 @@ ref_state() {
 	esac
 	return 0
 }
-settled() { wait_until "$1" ref_state || return 1; sleep 2; ref_state; }
+# settled SECONDS: the reference state, and still so once systemd has no job
+# left (the hooks of networking.service, the watcher's start) to change it
+no_jobs() { [ -z "$(ct systemctl list-jobs --no-legend 2>/dev/null)" ]; }
+settled() { wait_until "$1" ref_state && wait_until 30 no_jobs && ref_state; }
 t1_empty() {
 	[ -z "$(ct ip -4 route show table "$T1")" ] && return 0
 	REASON="table $T1: '$(ct ip -4 route show table "$T1" | tr '\n' '|')'"
@@ -168,7 +171,9 @@ ct journalctl -b -u ib-hook.service -o cat --no-pager | tail -n 4 | diag
 ct systemctl stop ib-hook.service
 bounce
 wait_until 10 link_up
-sleep 3
+# the kernel took the table's route away when the link went down; with no
+# job queued and no watcher, nothing puts it back
+wait_until 30 no_jobs
 check "control, watcher stopped: the same bounce leaves table $T1 empty (ifupdown runs no hook)" t1_empty
 get=$(ct ip -4 route get 172.16.16.1 from 172.16.34.2)
 REASON="'$get'"
@@ -186,8 +191,8 @@ N=$(ct journalctl -b -t ib-hook -o cat --no-pager | grep -c '^ib1: added rule fr
 echo "# 'ib1: added rule' in the journal: $N times (boot or watcher, and ifup)"
 
 since=$(ct date '+%Y-%m-%d %H:%M:%S.%N' | cut -c1-23)
+# Type=notify: start returns once the watcher's first pass is done
 ct systemctl start ib-hook.service
-sleep 1
 W=$(ct systemctl is-active ib-hook.service)
 changes=$(ct journalctl -t ib-hook --since "$since" -o cat --no-pager | grep -E 'added|deleted')
 REASON="$W; logged: $(echo "$changes" | tr '\n' '|')"

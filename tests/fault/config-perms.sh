@@ -4,7 +4,7 @@
 # the host: a config file not owned by root, or writable by group or others,
 # is refused with exit 2 and a message naming the file, owner and mode, and
 # nothing changes. Neither a directory nor a FIFO is taken for a config file,
-# and neither makes ib-hook hang.
+# and neither makes ib-hook hang; a file over 1 MiB is refused.
 . "$(dirname "$0")/../lib.sh"
 t_require timeout
 
@@ -54,11 +54,21 @@ mkdir -m 0755 "$T_DIR/dir.conf"
 expect_rc "a directory as config" 2 apply h "$T_DIR/dir.conf"
 check "  is not a regular file" grep -qF "$T_DIR/dir.conf: not a regular file" "$T_DIR/err"
 
-# KNOWN BUG (issue 7 report): config_load() opens without O_NONBLOCK, so open(2)
-# of a FIFO blocks until a writer comes: ib-hook hangs (timeout: exit 124).
+# config_load() opens with O_NONBLOCK: without it open(2) of a FIFO blocks
+# until a writer comes and ib-hook hangs (issue 7; timeout then exits 124)
 mkfifo -m 0644 "$T_DIR/fifo.conf"
 expect_rc "a FIFO as config: refused at once, no hang" 2 apply h "$T_DIR/fifo.conf"
 check "  is not a regular file" grep -qF "$T_DIR/fifo.conf: not a regular file" "$T_DIR/err"
+
+# at most 1 MiB: a larger file is refused before it is read
+big=$T_DIR/big.conf
+{
+	cat "$cfg"
+	yes '#' | head -c $((1024 * 1024 + 1 - $(stat -c %s "$cfg")))
+} >"$big"
+chmod 0644 "$big"
+expect_rc "a config of 1 MiB + 1 byte: refused" 2 apply h "$big"
+check "  says why, naming the file" grep -qF "$big: larger than 1048576 bytes" "$T_DIR/err"
 
 expect_rc "a missing --config" 2 apply h "$T_DIR/missing.conf"
 check "  names the file" grep -qF "$T_DIR/missing.conf: cannot open: No such file or directory" "$T_DIR/err"
@@ -69,4 +79,7 @@ for mode in 0644 0600 0640 0444; do
 	expect_rc "config root-owned, mode $mode: accepted" 0 apply h "$cfg"
 	ibh h --config "$cfg" --remove --iface ib0 >/dev/null 2>&1
 done
+truncate -s $((1024 * 1024)) "$big"
+expect_rc "a config of exactly 1 MiB: accepted" 0 apply h "$big"
+check "  and applied" test "$(rules_from h 172.16.34.1)" = 1
 done_testing

@@ -14,7 +14,7 @@ printf '[Tables]\nib0=941\nib1=942\n' >>"$T_DIR/h.conf"
 
 SOCK=/run/systemd/journal/socket
 PYTHON=$(command -v python3 || true)
-SOCAT=$(command -v socat || true)
+END=--ib-hook-test-end--
 
 # run MODE IFACE STATE: the hook as networkd-dispatcher runs it for IFACE,
 # stdout/stderr into $T_DIR/out and err, with MODE under /run/systemd/journal;
@@ -26,7 +26,7 @@ run() {
 	mode=$1
 	shift
 	ip netns exec "$(ns h)" sh -c '
-		mode=$1 t=$2 etc=$3 bin=$4 sock=$5 python=$6 socat=$7 ifc=$8 state=$9
+		mode=$1 t=$2 etc=$3 bin=$4 sock=$5 python=$6 end=$7 ifc=$8 state=$9
 		shift 9
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
 		mount -t tmpfs -o mode=0755 tmpfs "$etc" &&
@@ -36,20 +36,24 @@ run() {
 		stale)
 			"$python" -c "import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).bind(sys.argv[1])" "$sock" ;;
 		journal)
-			if [ -n "$python" ]; then
-				"$python" -c "
+			# the receiver says on a FIFO that it is bound, and ends at the
+			# datagram $end, sent after the run: every datagram of the
+			# run is queued before it, so all are written when it exits
+			rm -f "$t/bound"
+			mkfifo "$t/bound" || exit 90
+			timeout 30 "$python" -c "
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
+open(sys.argv[3], \"w\").close()
 with open(sys.argv[2], \"ab\") as f:
     while True:
-        f.write(s.recv(1 << 20) + b\"\\n\\n\")
-        f.flush()
-" "$sock" "$t/journal" &
-			else
-				"$socat" -u "UNIX-RECV:$sock" "OPEN:$t/journal,creat,append" &
-			fi
-			for i in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done ;;
+        m = s.recv(1 << 20)
+        if m == sys.argv[4].encode():
+            break
+        f.write(m + b\"\\n\\n\")
+" "$sock" "$t/journal" "$t/bound" "$end" &
+			timeout 10 cat "$t/bound" >/dev/null || exit 90 ;;
 		esac
 		if [ $# -gt 0 ]; then
 			env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$bin" "$@" >"$t/out" 2>"$t/err"
@@ -59,10 +63,14 @@ with open(sys.argv[2], \"ab\") as f:
 				"$bin" >"$t/out" 2>"$t/err"
 		fi
 		rc=$?
-		sleep 0.3
-		[ -n "${!:-}" ] && kill "$!"
+		if [ "$mode" = journal ]; then
+			"$python" -c "
+import socket, sys
+socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(sys.argv[2].encode(), sys.argv[1])
+" "$sock" "$end" && wait "$!" || exit 91
+		fi
 		exit $rc
-	' run "$mode" "$T_DIR" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$SOCK" "$PYTHON" "$SOCAT" "$@"
+	' run "$mode" "$T_DIR" "$IB_HOOK_SYSCONFDIR" "$IB_HOOK" "$SOCK" "$PYTHON" "$END" "$@"
 }
 
 [ -d "$IB_HOOK_SYSCONFDIR" ] || skip "no $IB_HOOK_SYSCONFDIR to mount the test config on"
@@ -94,8 +102,8 @@ else
 		grep -q '^ib0: added rule from 172.16.34.1 ' "$T_DIR/err"
 fi
 
-if [ -z "$PYTHON$SOCAT" ]; then
-	echo "# neither python3 nor socat: the journal fields are not checked"
+if [ -z "$PYTHON" ]; then
+	echo "# no python3: the journal fields are not checked"
 elif ! ldconfig -p | grep -q 'libsystemd\.so\.0 '; then
 	echo "# no libsystemd.so.0 to send with: the journal fields are not checked"
 else

@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The recipes of doc/lab.md, run for real (issue 24): three booted
-# Debian 12 hosts node01..node03, reached over SSH from a control side, get
-# ib-hook from the page's Ansible playbook; the page's clush and pdsh
-# lines, its LBNL NHC check and its node_exporter textfile timer then run
-# against them, before and after a port drifts on node03.
+# The "Running a lab" recipes, run for real (issue 24): three booted Debian 12
+# hosts node01..node03, reached over SSH from a control side, get ib-hook
+# from the Ansible playbook contrib/ansible/ib-hook.yml (first as a dry run,
+# --check, which must pass and install nothing); doc/lab.md's clush and pdsh
+# lines, the LBNL NHC check contrib/nhc/ib-hook.nhc and the node_exporter
+# textfile timer contrib/node-exporter/ then run against them, before and
+# after a port drifts on node03, and with a typo in a drop-in on node02,
+# which every check must report (issue 29, items 11-13).
 #
 #   tests/lab/lab.sh PATH-TO-DEB     (root; CI: .ci/lab.sh)
 #
@@ -26,10 +29,11 @@ set -u
 export LC_ALL=C.UTF-8
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 DEB=${1:?usage: lab.sh PATH-TO-DEB}
-TIME_LIMIT=${LAB_TIME_LIMIT:-300}
+TIME_LIMIT=${LAB_TIME_LIMIT:-480}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 page=$top/doc/lab.md
+CONTRIB=$top/contrib
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "must run as root"
@@ -55,8 +59,12 @@ snippet() {
 		g && /^```$/ { exit }
 		g { print }' "$page"
 }
-for s in playbook ports clush pdsh nhc metric textfile-service textfile-timer; do
+for s in ports clush pdsh; do
 	[ -n "$(snippet "$s")" ] || { echo "FAIL: lab: doc/lab.md has no '$s' snippet"; exit 1; }
+done
+for f in ansible/ib-hook.yml nhc/ib-hook.nhc node-exporter/ib-hook-textfile \
+	node-exporter/ib-hook-textfile.service node-exporter/ib-hook-textfile.timer; do
+	[ -s "$CONTRIB/$f" ] || { echo "FAIL: lab: no contrib/$f"; exit 1; }
 done
 
 # shellcheck source=tests/e2e/container.sh
@@ -217,15 +225,16 @@ if [ $FAILS != 0 ]; then
 fi
 
 # --- the playbook, as written
-snippet playbook >"$W/home/site.yml"
+cp "$CONTRIB/ansible/ib-hook.yml" "$W/home/site.yml"
 cp "$DEB" "$W/home/"
 printf '[rdma]\nnode01\nnode02\nnode03\n' >"$W/home/hosts.ini"
-play() { # play N: run the playbook; its output in $W/play-N.log, its status in PLAY_RC
-	local t=$SECONDS
-	control timeout 180 ansible-playbook -i hosts.ini -e "ib_hook_deb=$(basename "$DEB")" site.yml >"$W/play-$1.log" 2>&1
+play() { # play N [ARG...]: run the playbook; its output in $W/play-N.log, its status in PLAY_RC
+	local t=$SECONDS n=$1
+	shift
+	control timeout 180 ansible-playbook -i hosts.ini -e "ib_hook_deb=$(basename "$DEB")" "$@" site.yml >"$W/play-$n.log" 2>&1
 	PLAY_RC=$?
-	echo "# ansible-playbook run $1: exit $PLAY_RC in $((SECONDS - t))s"
-	sed -n '/^PLAY RECAP/,$p' "$W/play-$1.log" | diag
+	echo "# ansible-playbook run $n${1:+ $*}: exit $PLAY_RC in $((SECONDS - t))s"
+	sed -n '/^PLAY RECAP/,$p' "$W/play-$n.log" | diag
 }
 recap() { # recap HOST FIELD: the number in the PLAY RECAP line
 	sed -n "/^PLAY RECAP/,\$ s/^$1 .* $2=\([0-9]*\).*/\1/p" "$W/play-$PLAY_N.log"
@@ -238,6 +247,27 @@ all_recap() { # all_recap FIELD OP N: FIELD OP N on every host
 	done
 }
 
+first_recap() { all_recap changed -gt 0 && all_recap failed -eq 0 && all_recap unreachable -eq 0; }
+# the admin's first dry run, on hosts that have never had ib-hook: it
+# passes, says what it would do, and changes nothing
+PLAY_N=0
+play 0 --check
+if [ "$PLAY_RC" != 0 ]; then
+	grep -E '^(fatal|failed|ERROR)|FAILED|msg' "$W/play-0.log" | head -n 20 | diag
+fi
+REASON="exit $PLAY_RC"
+check "playbook --check on new hosts: exit 0" test "$PLAY_RC" = 0
+check "playbook --check on new hosts: changed on every host, failed and unreachable on none" first_recap
+n=$(grep -c '^changed: \[node0[1-3]\] => {' "$W/play-0.log")
+REASON="$n hosts"
+check "playbook --check on new hosts: each says ib-hook would be installed" \
+	sh -c '[ "$1" = 3 ] && grep -q "it would be copied and installed" "$2"' sh "$n" "$W/play-0.log"
+for h in $HOSTS; do
+	v=$(on "$h" sh -c 'dpkg-query -W -f "\${Status}" ib-hook 2>/dev/null; ls /etc/ib-hook.conf.d 2>/dev/null')
+	REASON="'$v'"
+	check "$h: playbook --check installed and wrote nothing" test -z "$v" -o "$v" = "unknown ok not-installed"
+done
+
 PLAY_N=1
 play 1
 if [ "$PLAY_RC" != 0 ]; then
@@ -245,7 +275,6 @@ if [ "$PLAY_RC" != 0 ]; then
 fi
 REASON="exit $PLAY_RC"
 check "playbook, first run: exit 0" test "$PLAY_RC" = 0
-first_recap() { all_recap changed -gt 0 && all_recap failed -eq 0 && all_recap unreachable -eq 0; }
 check "playbook, first run: changed on every host, failed and unreachable on none" first_recap
 VERSION=$(dpkg-deb -f "$DEB" Version)
 for h in $HOSTS; do
@@ -253,7 +282,7 @@ for h in $HOSTS; do
 	REASON="'$v'"
 	check "$h: ib-hook $VERSION installed by the playbook" test "$v" = "install ok installed $VERSION"
 done
-want=$(snippet playbook | sed -n '/content: |/,/notify:/p' | sed '1d;$d' | sed 's/^          //')
+want=$(sed -n '/content: |/,/notify:/p' "$CONTRIB/ansible/ib-hook.yml" | sed '1d;$d' | sed 's/^          //')
 for h in $HOSTS; do
 	got=$(on "$h" cat /etc/ib-hook.conf.d/50-lab.conf 2>&1)
 	REASON="'$(echo "$got" | tr '\n' '|')'"
@@ -292,30 +321,36 @@ second_recap() { all_recap ok -gt 0 && all_recap changed -eq 0 && all_recap fail
 check "playbook, second run: changed=0 on every host (idempotent)" second_recap
 REASON="the handler ran"
 check "playbook, second run: the handler did not run" sh -c '! grep -q "^RUNNING HANDLER" "$1"' sh "$W/play-2.log"
+PLAY_N=4
+play 4 --check
+REASON="exit $PLAY_RC"
+check "playbook --check on the healthy lab: exit 0" test "$PLAY_RC" = 0
+check "playbook --check on the healthy lab: changed=0, failed=0 on every host" second_recap
+REASON="$(grep -c '^skipping: \[node0[1-3]\]' "$W/play-4.log") skipping lines"
+check "playbook --check on the healthy lab: the status ran and the assertion held on every host" \
+	sh -c '[ "$(grep -c "^ok: \[node0[1-3]\] => {" "$1")" = 3 ] && [ "$(grep -c "All assertions passed" "$1")" = 3 ]' sh "$W/play-4.log"
 
-# --- node_exporter's textfile collector, fed by the recipe's timer
+# --- node_exporter's textfile collector, fed by contrib/node-exporter
+install -m 0755 "$CONTRIB/node-exporter/ib-hook-textfile" "$W/home/ib-hook-textfile"
+cp "$CONTRIB/node-exporter/ib-hook-textfile.service" "$CONTRIB/node-exporter/ib-hook-textfile.timer" "$W/home/"
 for h in $HOSTS; do
-	snippet metric >"$W/ib-hook-textfile"
-	snippet textfile-service >"$W/ib-hook-textfile.service"
-	snippet textfile-timer >"$W/ib-hook-textfile.timer"
-	install -m 0755 "$W/ib-hook-textfile" "$W/home/ib-hook-textfile"
-	cp "$W/ib-hook-textfile.service" "$W/ib-hook-textfile.timer" "$W/home/"
 	control scp -q -p ib-hook-textfile "$h:/usr/local/sbin/" &&
 		control scp -q ib-hook-textfile.service ib-hook-textfile.timer "$h:/etc/systemd/system/" &&
 		control ssh "$h" 'systemctl daemon-reload && systemctl enable --now ib-hook-textfile.timer' 2>&1 | diag
 done
-scrape() { control curl -sS --max-time 5 http://node03:9100/metrics 2>&1 | grep '^ib_hook_'; }
+scrape() { control curl -sS --max-time 5 "http://${1:-node03}:9100/metrics" 2>&1 | grep '^ib_hook_'; }
 metrics_ok() {
 	local m
 	m=$(scrape | sort)
 	[ "$m" = 'ib_hook_leftovers 0
 ib_hook_port_ok{interface="ib0",verdict="ok"} 1
-ib_hook_port_ok{interface="ib1",verdict="ok"} 1' ] && return 0
+ib_hook_port_ok{interface="ib1",verdict="ok"} 1
+ib_hook_up 1' ] && return 0
 	REASON="scraped: '$(echo "$m" | tr '\n' '|')'"
 	return 1
 }
 wait_until 20 metrics_ok
-check "node_exporter on node03, scraped over HTTP: ib_hook_port_ok 1 for ib0 and ib1, ib_hook_leftovers 0" metrics_ok
+check "node_exporter on node03, scraped over HTTP: ib_hook_port_ok 1 for ib0 and ib1, ib_hook_leftovers 0, ib_hook_up 1" metrics_ok
 on node03 systemctl list-timers ib-hook-textfile.timer --no-pager | head -n 2 | diag
 
 # --- the NHC check under a stand-in for NHC: die() as NHC's, the checks of nhc.conf
@@ -331,7 +366,7 @@ done </etc/nhc/nhc.conf
 exit 0
 NHC
 chmod 0755 "$W/home/nhc"
-snippet nhc >"$W/home/ib-hook.nhc"
+cp "$CONTRIB/nhc/ib-hook.nhc" "$W/home/ib-hook.nhc"
 echo '* || check_ib_hook' >"$W/home/nhc.conf"
 for h in $HOSTS; do
 	control ssh "$h" 'mkdir -p /etc/nhc/scripts' &&
@@ -343,6 +378,31 @@ nhc() { NHC_OUT=$(control ssh "$1" nhc 2>&1); NHC_RC=$?; }
 nhc node03
 REASON="exit $NHC_RC: '$NHC_OUT'"
 check "NHC on node03, no drift: passes silently" test "$NHC_RC:$NHC_OUT" = "0:"
+
+# --- a typo in a drop-in on node02: --status exits 2 with no output; NHC
+# and the textfile script must say so (issue 29, items 11 and 12)
+on node02 sh -c 'printf "[Routing]\nMainRoute=delet\n" >/etc/ib-hook.conf.d/60-typo.conf'
+on node02 ib-hook --status --json >/dev/null 2>&1
+rc=$?
+REASON="exit $rc"
+check "node02, a typo in a drop-in: ib-hook --status exits 2" test "$rc" = 2
+nhc node02
+REASON="exit $NHC_RC: '$NHC_OUT'"
+check "NHC on node02, a typo in a drop-in: dies saying --status failed" \
+	test "$NHC_RC:$NHC_OUT" = "1:ERROR: nhc: Health check failed: ib-hook: ib-hook --status failed (exit 2); run it by hand"
+on node02 systemctl start ib-hook-textfile.service >/dev/null 2>&1
+rc=$?
+REASON="exit $rc"
+check "node02, a typo in a drop-in: ib-hook-textfile.service fails" test "$rc" != 0
+m=$(scrape node02 | sort)
+REASON="scraped: '$(echo "$m" | tr '\n' '|')'"
+check "node_exporter on node02, a typo in a drop-in: ib_hook_up 0 and no port series" test "$m" = "ib_hook_up 0"
+on node02 rm /etc/ib-hook.conf.d/60-typo.conf
+on node02 systemctl start ib-hook-textfile.service >/dev/null 2>&1
+rc=$?
+m=$(scrape node02 | grep -c '^ib_hook_up 1$')
+REASON="exit $rc, $m 'ib_hook_up 1'"
+check "node02, the typo taken out: the service passes, ib_hook_up 1" test "$rc:$m" = 0:1
 
 # --- drift on node03: ib1's rule gone, the watcher stopped so it stays gone
 on node03 systemctl stop ib-hook.service
@@ -364,6 +424,12 @@ REASON="$(echo "$got" | tr '\n' '|')"
 check "playbook with drift: node03 fails with the playbook's message \"$msg\"" \
 	sh -c 'printf "%s\n" "$1" | grep -qF "\"msg\": \"$2\""' sh "$got" "$msg"
 grep -E '^(fatal|failed)' "$W/play-3.log" | diag
+PLAY_N=5
+play 5 --check
+REASON="exit $PLAY_RC, failed=$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)"
+check "playbook --check with drift: node03 fails with the playbook's message, node01 and node02 pass" \
+	sh -c '[ "$1" != 0 ] && [ "$2" = 0:0:1 ] && sed -n "/^fatal: \[node03\]/,/^}/p" "$3" | grep -qF "\"msg\": \"$4\""' \
+	sh "$PLAY_RC" "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)" "$W/play-5.log" "$msg"
 
 # --- the fleet line: clush -b and pdsh | dshbak -c
 fleet() { snippet "$1" | sed "s/node\[01-40\]/node[01-03]/"; }
@@ -407,7 +473,8 @@ metrics_drift() {
 	m=$(scrape | sort)
 	[ "$m" = 'ib_hook_leftovers 0
 ib_hook_port_ok{interface="ib0",verdict="ok"} 1
-ib_hook_port_ok{interface="ib1",verdict="drift"} 0' ] && return 0
+ib_hook_port_ok{interface="ib1",verdict="drift"} 0
+ib_hook_up 1' ] && return 0
 	REASON="scraped: '$(echo "$m" | tr '\n' '|')'"
 	return 1
 }

@@ -1,14 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Three runs leave exactly the state of one run, and the later runs say nothing.
+# Three runs leave exactly the state of one run, and the later runs say
+# nothing; the first run's state is checked against what apply must leave.
 . "$(dirname "$0")/common.sh"
 t_require
 
 memserver34 mem
 nsx mem ip -6 addr add 2001:db8:34::2/64 dev ib1 nodad
 for port in ib0 ib1; do
-	hook mem "$T_DIR/default.conf" IFACE=$port STATE=routable 2>/dev/null
+	expect_rc "run 1 for $port exits 0" 0 hook mem "$T_DIR/default.conf" IFACE=$port STATE=routable
+	check "  and says what it did" grep -q "^$port: added rule" "$T_DIR/out" "$T_DIR/err"
 done
+expect_applied "run 1 applied both ports" mem
 one=$(state mem; sysctls mem ib0; sysctls mem ib1)
 for run in 2 3; do
 	for port in ib0 ib1; do

@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# doc/lab.md, "Running a lab": the per-host status line, the LBNL NHC check
-# and the node_exporter textfile metric, taken from the page as written, run
-# against real `ib-hook --status --json` output of memserver34 never
-# applied, applied, with a port down, with leftovers, and with no port.
+# "Running a lab": doc/lab.md's per-host status line, the LBNL NHC check
+# (contrib/nhc/ib-hook.nhc) and the node_exporter textfile script
+# (contrib/node-exporter/ib-hook-textfile), run against real
+# `ib-hook --status --json` output of memserver34 never applied, applied,
+# with a port down, with leftovers, with no port, and with a configuration
+# --status refuses or an ib-hook that gives no verdict: both fail closed.
+# With promtool, the alerting rules contrib/node-exporter/ib-hook.rules.yml.
 . "$(dirname "$0")/common.sh"
 t_require jq
 
 readme=$IB_HOOK_SOURCE_ROOT/doc/lab.md
+contrib=$IB_HOOK_SOURCE_ROOT/contrib
 # snippet NAME: the ```sh block after <!-- lab-test: NAME --> in doc/lab.md
 snippet() {
 	awk -v m="<!-- lab-test: $1 -->" '
@@ -16,8 +20,9 @@ snippet() {
 		g && /^```$/ { exit }
 		g { print }' "$readme"
 }
-for s in ports nhc metric; do
-	[ -n "$(snippet "$s")" ] || { not_ok "doc/lab.md has the '$s' snippet"; done_testing; }
+[ -n "$(snippet ports)" ] || { not_ok "doc/lab.md has the 'ports' snippet"; done_testing; }
+for f in nhc/ib-hook.nhc node-exporter/ib-hook-textfile; do
+	[ -s "$contrib/$f" ] || { not_ok "contrib/$f is there"; done_testing; }
 done
 
 memserver34 mem
@@ -31,9 +36,9 @@ chmod 0755 "$T_DIR/bin/ib-hook"
 run() {
 	case $1 in
 	nhc) code="die() { echo \"die \$1 \$2\"; return \$1; }
-$(snippet nhc)
+$(cat "$contrib/nhc/ib-hook.nhc")
 check_ib_hook" ;;
-	metric) code=$(snippet metric | sed "s|/var/lib/prometheus/node-exporter|$T_DIR/prom|g") ;;
+	metric) code="IB_HOOK_TEXTFILE_DIR=$T_DIR/prom sh $contrib/node-exporter/ib-hook-textfile" ;;
 	*) code=$(snippet "$1") ;;
 	esac
 	nsx mem env PATH="$T_DIR/bin:$PATH" bash -c "$code"
@@ -64,12 +69,14 @@ out=$(run nhc)
 rc=$?
 expect_eq "applied: NHC passes silently (exit $rc)" "0:" "$rc:$out"
 run metric
-expect_eq "applied: the metric is 1 for both, no leftovers" \
+expect_eq "applied: the metric script exits 0" 0 "$?"
+expect_eq "applied: the metric is 1 for both, no leftovers, ib-hook answered" \
 	'ib_hook_leftovers 0
 ib_hook_port_ok{interface="ib0",verdict="ok"} 1
-ib_hook_port_ok{interface="ib1",verdict="ok"} 1' "$(metric | grep -v '^#' | sort)"
-check "the metric file has HELP and TYPE for both metrics" \
-	sh -c '[ "$(grep -c "^# \(HELP\|TYPE\) ib_hook_" "$1")" = 4 ]' - "$T_DIR/prom/ib-hook.prom"
+ib_hook_port_ok{interface="ib1",verdict="ok"} 1
+ib_hook_up 1' "$(metric | grep -v '^#' | sort)"
+check "the metric file has HELP and TYPE for its three metrics" \
+	sh -c '[ "$(grep -c "^# \(HELP\|TYPE\) ib_hook_" "$1")" = 6 ]' - "$T_DIR/prom/ib-hook.prom"
 check "the metric snippet left no temporary file" test ! -e "$T_DIR/prom/ib-hook.prom.tmp"
 
 # --- a port that is down is not an error
@@ -96,4 +103,45 @@ printf '[Match]\nName=mlx*\n' >"$T_DIR/lab.conf"
 expect_eq "no managed port: no line" "" "$(run ports)"
 out=$(run nhc)
 expect_eq "no managed port: NHC dies saying so" "die 1 ib-hook: no managed interface" "$out"
+
+# --- ib-hook gives no verdict: both fail closed (issue 29, items 11 and 12)
+# broken NAME: NHC and the metric script, with the state of NAME
+broken() {
+	local out rc
+	out=$(run nhc)
+	rc=$?
+	check "$1: NHC dies ($rc: $out)" \
+		sh -c 'case "$1" in "1:die 1 ib-hook: ib-hook --status"*) exit 0;; esac; exit 1' - "$rc:$out"
+	run metric 2>"$T_DIR/metric.err"
+	rc=$?
+	expect_eq "$1: the metric script exits 1" 1 "$rc"
+	check "  and says why on stderr" grep -q "^ib-hook-textfile: .*run it by hand" "$T_DIR/metric.err"
+	expect_eq "  the metric file says ib_hook_up 0 and nothing else" "ib_hook_up 0" "$(metric | grep -v '^#')"
+	check "  it left no temporary file" test ! -e "$T_DIR/prom/ib-hook.prom.tmp"
+}
+printf '[Match]\nName=ib0 ib1\n' >"$T_DIR/lab.conf"
+run metric >/dev/null
+expect_eq "configuration fixed: ib_hook_up 1 again" 1 "$(metric | sed -n 's/^ib_hook_up //p')"
+printf '[Routing]\nMainRoute=delet\n' >>"$T_DIR/lab.conf"
+expect_rc "a typo in the configuration: --status exits 2" 2 ibh mem --config "$T_DIR/lab.conf" --status --json
+expect_eq "  with nothing on stdout" "" "$(cat "$T_DIR/out")"
+broken "a typo in the configuration"
+printf '[Match]\nName=ib0 ib1\n' >"$T_DIR/lab.conf"
+# an ib-hook that exits 0 or 1 without its JSON (a wrapper, a broken install)
+printf '#!/bin/sh\nexit 0\n' >"$T_DIR/bin/ib-hook"
+broken "ib-hook exits 0 with no output"
+printf '#!/bin/sh\necho "{\\"interfaces\\": []}"\nexit 1\n' >"$T_DIR/bin/ib-hook"
+broken "ib-hook exits 1 with JSON that has no verdict"
+
+# the alerting rules for the metric, on series of a healthy host, a port in
+# drift, no verdict, a stale file and no file (promtool, from Debian's
+# prometheus, when it is there)
+if command -v promtool >/dev/null; then
+	(cd "$contrib/node-exporter" && promtool test rules ib-hook.rules.test.yml) >"$T_DIR/promtool.log" 2>&1
+	rc=$?
+	expect_eq "the alerting rules fire on drift, no verdict, a stale file, no file, and only then" 0 "$rc"
+	[ "$rc" = 0 ] || sed 's/^/#   /' "$T_DIR/promtool.log"
+else
+	echo "# no promtool: contrib/node-exporter/ib-hook.rules.yml is not tested"
+fi
 done_testing

@@ -6,7 +6,8 @@
 # takes the link down or deletes the rule first. A pass that meets such a
 # refusal observes again: it ends in the state of the world as it now is,
 # exits 0, says nothing about the race (only -v does), and its record names
-# nothing the kernel lacks. A refusal that persists against fresh
+# nothing the kernel lacks, and the kernel has nothing of ib-hook's that the
+# record does not name. A refusal that persists against fresh
 # observations is a failure, said once, after a bounded number of tries.
 . "$(dirname "$0")/../lib.sh"
 IB_HOOK_TEST=${IB_HOOK_TEST:-$(dirname "$IB_HOOK")/../tests/ib-hook-test}
@@ -45,10 +46,39 @@ ours() {
 	} | sed 's/ *$//'
 }
 
+record_path() {
+	ibh h --config "$cfg" --status | sed -n 's/.*; record: \([^ ]*\) .*/\1/p'
+}
+
+# ib-hook's rules (to T(ib0) or T(ib1)) and the routes of those tables that
+# the record does not name, one per line
+record_misses() {
+	local rec src t dst dev psrc
+	rec=$(record_path)
+	[ -n "$rec" ] || { echo "--status names no record"; return; }
+	if [ ! -f "$rec" ]; then
+		[ -z "$(ours)" ] || echo "no record at '$rec'"
+		return
+	fi
+	# rule IF INDEX SRC/32 TABLE PRIORITY
+	ip -n "$hn" rule show | sed -n "s/^[0-9]*:[[:space:]]*from \([0-9.]*\) lookup \($t0\|$t1\) *\$/\1 \2/p" |
+		while read -r src t; do
+			grep -q "^rule [^ ]* [0-9]* $src/32 $t " "$rec" || echo "rule from $src lookup $t"
+		done
+	# route IF INDEX DST OIF TABLE SRC ...
+	for t in "$t0" "$t1"; do
+		ip -n "$hn" route show table "$t" | sed -n 's/^\([^ ]*\) dev \([^ ]*\) .* src \([^ ]*\).*/\1 \2 \3/p' |
+			while read -r dst dev psrc; do
+				grep -q "^route $dev [0-9]* $dst [0-9]* $t $psrc " "$rec" ||
+					echo "route $dst dev $dev table $t src $psrc"
+			done
+	done
+}
+
 # the record's rules and routes that the kernel does not have, one per line
 record_lies() {
 	local rec
-	rec=$(ibh h --config "$cfg" --status | sed -n 's/.*; record: \([^ ]*\) .*/\1/p')
+	rec=$(record_path)
 	[ -f "$rec" ] || {
 		echo "no record at '$rec'"
 		return
@@ -94,6 +124,7 @@ expect_rc "the address goes before the first request: dispatcher exits 0" 0 \
 expect_eq "  and says nothing" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
 expect_eq "  nothing installed for the address that went" "$ib0_only" "$(ours)"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 ip -n "$hn" addr add 172.16.34.2/16 dev ib1
 expect_rc "  the address is back: the next run applies" 0 hook h "$cfg" IFACE=ib1 STATE=routable
 expect_eq "  the reference state" "$reference" "$(ours)"
@@ -110,6 +141,7 @@ reset
 expect_rc "SIGTERM during the race ends the run" 143 \
 	seamed_hook "[ \$1 = 1 ] && $gone && kill -TERM \$PPID; exit 0" IFACE=ib1 STATE=routable
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 reset
 
 # 3. a reconnect gives the link another address: the second look installs that one
@@ -123,6 +155,7 @@ expect_eq "  the new address is installed" "1000:	from 172.16.34.1 lookup $t0
 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.22" "$(ours)"
 check "  and reported, once" test "$(grep -c "added rule from 172.16.34.22 lookup $t1" "$T_DIR/err")" = 1
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 reset
 
 # 4. the link goes down after ib-hook read it
@@ -131,6 +164,7 @@ expect_rc "the link goes down before the first request: exit 0" 0 \
 expect_eq "  and says nothing" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
 expect_eq "  nothing installed for ib1" "$ib0_only" "$(ours)"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 reset
 
 # the first request for T(ib1) only
@@ -142,6 +176,7 @@ expect_rc "--all, the address goes before ib1's first request: exit 0" 0 \
 check "  no 'failed'" sh -c "! grep -q failed '$T_DIR/err'"
 expect_eq "  ib0 applied, nothing for the address that went" "$ib0_only" "$(ours)"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 reset
 
 # 6. somebody deletes ib-hook's rule before ib-hook does
@@ -153,6 +188,7 @@ check "  no 'failed'" sh -c "! grep -q failed '$T_DIR/err'"
 check "  no claim to have deleted it" sh -c "! grep 'deleted rule from 172.16.34.2' '$T_DIR/err'"
 expect_eq "  ib1's routing is gone" "$ib0_only" "$(ours)"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 reset
 
 # 7. the watcher's start pass races the address away; the address comes back
@@ -165,6 +201,7 @@ for _ in $(seq 60); do
 done
 expect_eq "watcher: the address went during its first pass, ib0 applied" "$ib0_only" "$(ours)"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 ip -n "$hn" addr add 172.16.34.2/16 dev ib1
 for _ in $(seq 60); do
 	[ "$(ours)" = "$reference" ] && break
@@ -187,5 +224,6 @@ expect_eq "  one 'failed' line, naming the route and why" \
 	"$(grep failed "$T_DIR/err")"
 expect_eq "  after 3 tries" 3 "$(wc -l <"$T_DIR/tries")"
 expect_eq "  the record names nothing the kernel lacks" "" "$(record_lies)"
+expect_eq "  the kernel has nothing of ib-hook's the record lacks" "" "$(record_misses)"
 expect_eq "  nothing installed for ib1" "$ib0_only" "$(ours)"
 done_testing

@@ -7,8 +7,8 @@ t_require
 memserver34 mem
 nsx mem ip -6 addr add 2001:db8:34::2/64 dev ib1 nodad
 before=$(state mem)
-ibh mem --config "$T_DIR/default.conf" --all 2>/dev/null
-check "apply changed the rules" test "$(state mem)" != "$before"
+expect_rc "apply --all" 0 ibh mem --config "$T_DIR/default.conf" --all
+expect_applied "apply applied both ports" mem
 expect_rc "networkd-dispatcher off removes ib1" 0 hook mem "$T_DIR/default.conf" IFACE=ib1 STATE=off
 expect_eq "ib1's rules are gone" "" "$( (ip -n "$(ns mem)" rule; ip -n "$(ns mem)" -6 rule) | grep -e 172.16.34.2 -e 2001:db8:34::2)"
 expect_eq "ib1's table is empty" "" "$(table mem "$(table_of mem ib1)")"
@@ -19,7 +19,8 @@ expect_rc "a second remove is a no-op" 0 ibh mem --config "$T_DIR/default.conf" 
 expect_eq "  and silent" "" "$(cat "$T_DIR/err" "$T_DIR/out")"
 
 # ifupdown's post-down runs after the addresses went: the rules still go
-ibh mem --config "$T_DIR/default.conf" --all 2>/dev/null
+expect_rc "apply --all again" 0 ibh mem --config "$T_DIR/default.conf" --all
+expect_applied "  applied both ports" mem
 nsx mem ip addr flush dev ib1
 nsx mem ip link set ib1 down
 expect_rc "ifupdown post-down after ifdown" 0 hook mem "$T_DIR/default.conf" IFACE=ib1 LOGICAL=ib1 \

@@ -26,9 +26,20 @@ expect_rc "--dry-run" 0 ibh st "${C[@]}" --dry-run --all
 dry=$(cat "$T_DIR/out")
 check "  prints the commands apply runs" grep -q "^ip rule add from 172.16.34.2 lookup $(table_of st ib1) priority 1000 protocol kernel\$" "$T_DIR/out"
 expect_rc "apply" 0 ibh st "${C[@]}" --all
-expect_eq "  made exactly the changes --dry-run announced" \
-	"$(echo "$dry" | grep -c -e '^ip rule add' -e '^ip route append' -e '^sysctl')" \
-	"$(grep -c -e 'added rule' -e 'added route' -e ': set ' "$T_DIR/err")"
+# announced: --dry-run's commands; done: apply's lines; both as
+# "route IF DST SRC TABLE", "rule SRC TABLE PRIORITY", "sysctl IF KEY=VALUE"
+announced() {
+	sed -n -e 's/^ip route append \([^ ]*\) dev \([^ ]*\) proto kernel scope link src \([^ ]*\) table \([0-9]*\)$/route \2 \1 \3 \4/p' \
+		-e 's/^ip rule add from \([^ ]*\) lookup \([0-9]*\) priority \([0-9]*\) protocol kernel$/rule \1 \2 \3/p' \
+		-e 's/^sysctl -w net\.ipv4\.conf\.\([^.]*\)\.\([a-z_]*=[0-9]*\)$/sysctl \1 \2/p' | sort
+}
+done_() {
+	sed -n -e 's/^\([^:]*\): added route \([^ ]*\) src \([^ ]*\) in table \([0-9]*\)$/route \1 \2 \3 \4/p' \
+		-e 's/^[^:]*: added rule from \([^ ]*\) lookup \([0-9]*\) priority \([0-9]*\)$/rule \1 \2 \3/p' \
+		-e 's/^\([^:]*\): set \([a-z_]*=[0-9]*\)$/sysctl \1 \2/p' | sort
+}
+check "  --dry-run announced rules, routes and sysctls" test "$(echo "$dry" | announced | wc -l)" -ge 6
+expect_eq "  made exactly the changes --dry-run announced" "$(echo "$dry" | announced)" "$(done_ <"$T_DIR/err")"
 expect_rc "--status" 0 ibh st "${C[@]}" --status
 check "  ok for both" test "$(grep -c 'verdict: ok' "$T_DIR/out")" = 2
 check "  names the sysctls in words" grep -q "sysctl: arp_ignore=2 arp_announce=2 rp_filter=" "$T_DIR/out"

@@ -26,12 +26,17 @@ addr mem ib0 172.16.34.1/16
 addr mem ib1 172.16.34.2/16
 addr cpu ibs5f0 172.16.16.1/16
 addr cpu ibs5f1 172.16.16.2/16
+# strict reverse-path filtering on every port, in each host's namespace (the
+# kernel uses the larger of conf/all and the port's value)
+declare -A ports=([mem]="ib0 ib1" [cpu]="ibs5f0 ibs5f1")
 for host in mem cpu; do
 	nsx $host sysctl -qw net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.default.rp_filter=1
 	nsx $host sysctl -qw net.ipv4.conf.all.arp_ignore=2
-	for f in /proc/sys/net/ipv4/conf/ib*/rp_filter; do
-		nsx $host sh -c "echo 1 > $f" 2>/dev/null
+	for port in ${ports[$host]}; do
+		nsx $host sysctl -qw "net.ipv4.conf.$port.rp_filter=1"
 	done
+	expect_eq "$host: strict rp_filter (1) in all and on ${ports[$host]}" "1 1 1" \
+		"$(for c in all ${ports[$host]}; do nsx $host cat "/proc/sys/net/ipv4/conf/$c/rp_filter"; done | tr '\n' ' ' | sed 's/ $//')"
 done
 
 pings() {
@@ -58,6 +63,10 @@ for port in ib0 ib1; do
 done
 for port in ibs5f0 ibs5f1; do
 	expect_rc "cpuserver16: routable $port" 0 hook cpu "$T_DIR/default.conf" IFACE=$port STATE=routable
+done
+for host in mem cpu; do
+	expect_eq "$host: ib-hook kept strict rp_filter on ${ports[$host]} (RpFilter=keep)" "1 1" \
+		"$(for c in ${ports[$host]}; do nsx $host cat "/proc/sys/net/ipv4/conf/$c/rp_filter"; done | tr '\n' ' ' | sed 's/ $//')"
 done
 neigh_flush
 after=$(pings)

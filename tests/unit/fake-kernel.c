@@ -401,6 +401,14 @@ void fake_link(const char *name, int ifindex, bool up)
 	l->up = up;
 }
 
+void fake_memserver34(void)
+{
+	fake_link("ib0", 3, true);
+	fake_link("ib1", 4, true);
+	fake_addr(3, "172.16.34.1/16");
+	fake_addr(4, "172.16.34.2/16");
+}
+
 void fake_addr(int ifindex, const char *cidr)
 {
 	struct ibh_addr_entry *e = &fake.addrs[fake.n_addrs++];

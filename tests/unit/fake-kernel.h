@@ -52,6 +52,8 @@ void fake_end(void);
 /* the namespace goes (without --remove) and a new one takes its place: an empty kernel, the same /run */
 void fake_new_netns(void);
 void fake_link(const char *name, int ifindex, bool up);
+/* memserver34: ib0 (index 3) and ib1 (index 4), up, 172.16.34.1/16 and 172.16.34.2/16 */
+void fake_memserver34(void);
 /* the address and, as the kernel does, its prefix route in main */
 void fake_addr(int ifindex, const char *cidr);
 /* the link and what the kernel takes with it: addresses, routes through it */

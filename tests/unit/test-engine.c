@@ -34,10 +34,7 @@ static int setup(void **state)
 	(void)state;
 	fake_begin();
 	select_forget();
-	fake_link("ib0", 3, true);
-	fake_link("ib1", 4, true);
-	fake_addr(3, "172.16.34.1/16");
-	fake_addr(4, "172.16.34.2/16");
+	fake_memserver34();
 	return 0;
 }
 

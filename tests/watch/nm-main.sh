@@ -19,19 +19,26 @@ printf '[Match]\nName=ib0 ib1\n[Routing]\nMainRoute=delete\n' | conf del
 nm_route() { ip -n "$m" route show table main 172.16.0.0/16 dev ib1 | sed 's/ *$//'; }
 before=$(nm_route)
 
+# until CMD...: CMD succeeds within 3 s (a bounded poll)
+until_ok() {
+	local i
+	for i in $(seq 60); do
+		"$@" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+has_rule() { ip -n "$m" rule | grep -q "from $1 lookup"; }
 ip netns exec "$m" "$IB_HOOK" --config "$T_DIR/del.conf" --watch >"$T_DIR/watch.log" 2>&1 &
 W_PID=$!
-for _ in $(seq 60); do
-	ip -n "$m" rule | grep -q "from 172.16.34.2 lookup" && break
-	sleep 0.05
-done
-check "the watcher applied ib1" sh -c "ip -n '$m' rule | grep -q 'from 172.16.34.2 lookup'"
-# more passes over ib1: a bounce of ib0 (--all-like) and addresses coming and going
+check "the watcher applied ib1" until_ok has_rule 172.16.34.2
+# more passes over ib1: addresses coming and going, each seen by a pass (its
+# rule comes and goes)
 for i in 1 2 3; do
 	ip -n "$m" addr add "172.16.34.2$i/16" dev ib1 noprefixroute
-	sleep 0.1
+	check "pass $i: the watcher applied 172.16.34.2$i" until_ok has_rule "172.16.34.2$i"
 	ip -n "$m" addr del "172.16.34.2$i/16" dev ib1
-	sleep 0.1
+	check "pass $i: and took its rule back" until_ok eval "! has_rule 172.16.34.2$i"
 done
 expect_eq "NetworkManager's route stays in main" "$before" "$(nm_route)"
 expect_eq "the watcher said so once" 1 "$(grep -c "ib1: main's route to 172.16.0.0/16 through ib1 is not the kernel's prefix route" "$T_DIR/watch.log")"

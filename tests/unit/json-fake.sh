@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# json-fake.sh JSON-FAKE SRCDIR: the --json documents of a host with an RDMA
+# port (tests/unit/json-fake.c) are valid against doc/ib-hook.schema.json
+# (strictly, tests/validate-json.py), and --status names the port. TAP.
+prog=$1 src=$2
+command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
+n=0 failed=0
+# doc MODE TITLE WANT-EXIT: one document, validated as TITLE
+doc() {
+	n=$((n + 1))
+	out=$("$prog" "$1")
+	rc=$?
+	if [ "$rc" = "$3" ] && printf '%s\n' "$out" |
+		python3 "$src/tests/validate-json.py" "$src/doc/ib-hook.schema.json" "$2"; then
+		echo "ok $n - $1: exit $rc, a valid '$2' document"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1: exit $rc (wanted $3), a valid '$2' document"
+		printf '%s\n' "$out" | sed 's/^/#   /'
+	fi
+}
+has() { # has MODE STRING: the document of MODE holds STRING
+	n=$((n + 1))
+	if "$prog" "$1" | grep -qF "$2"; then
+		echo "ok $n - $1: has $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - $1: has $2"
+	fi
+}
+doc status status 1
+has status '"name":"ib0","ifindex":3'
+has status '"rdma":{"device":"mlx5_0","port":1}'
+doc status-ok status 0
+has status-ok '"rdma":{"device":"mlx5_0","port":1}'
+doc dry-run dry-run 0
+echo "1..$n"
+[ "$failed" = 0 ]
