@@ -36,25 +36,10 @@ if [ -z "$deb" ]; then
 	deb=$(build_deb "$top" "$tmp") || { echo "FAIL: autopkgtest (no .deb)"; exit 1; }
 fi
 
-# the testbed: what autopkgtest itself needs in it, and the tests' Depends,
-# so that a run installs nothing but ib-hook
-cache=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
-suite=bookworm
-include=apt-utils,dpkg-dev,$(deb_depends "$deb"),$(sed -n 's/^Depends://p' "$top/debian/tests/control" |
-	tr ',' '\n' | sed 's/[[:space:]]//g; /^ib-hook$/d; /^@$/d; /^$/d' | sort -u | paste -sd, -)
-key=$(echo "$suite $include" | sha256sum | cut -c1-16)
-tar=$cache/autopkgtest-$suite-$key.tar
-if ! [ -s "$tar" ]; then
-	echo "# the testbed: mmdebstrap $suite with $include"
-	mkdir -p "$cache" && mirror_lines "$suite" >"$tmp/sources.list" &&
-		mmdebstrap --variant=apt --format=tar --skip=cleanup/apt/lists --include="$include" \
-			"$suite" "$tar.tmp" "$tmp/sources.list" </dev/null >"$tmp/mmdebstrap.log" 2>&1 &&
-		mv "$tar.tmp" "$tar" || { tail -n 20 "$tmp/mmdebstrap.log"; rm -f "$tar.tmp"; echo "FAIL: autopkgtest testbed"; exit 1; }
-fi
-
+tar=$(autopkgtest_testbed "$top" "$deb") || { echo "FAIL: autopkgtest testbed"; exit 1; }
 start=$(date +%s)
 export_tree "$top" "$tmp/src"
-timeout 1500 autopkgtest "$deb" "$tmp/src" -o "$tmp/out" -- unshare --release "$suite" --tarball "$tar" \
+timeout 1500 autopkgtest "$deb" "$tmp/src" -o "$tmp/out" -- unshare --release bookworm --tarball "$tar" \
 	</dev/null >"$tmp/autopkgtest.log" 2>&1
 rc=$?
 echo "# autopkgtest exit $rc, $(($(date +%s) - start)) s"

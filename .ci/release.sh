@@ -100,7 +100,7 @@ export_tree "$top" "$tmp/src" || { fail "copy the source tree"; exit 1; }
 for suite in bullseye bookworm trixie; do
 	start=$(date +%s)
 	root=$tmp/root-$suite
-	deps=$(deb_depends "$deb"),iproute2,iputils-ping,jq,python3,procps,util-linux,mount,bash,systemd
+	deps=$(release_root_deps "$deb")
 	if ! debian_root "$suite" "$deps" "$root" >"$tmp/root.log" 2>&1; then
 		log "$tmp/root.log"
 		fail "release-install $suite (no root)"
