@@ -25,13 +25,14 @@ trap 'rm -rf --one-file-system "$tmp"' EXIT
 trap 'exit 130' INT TERM
 
 # ahead NAME COMMAND...: COMMAND, its output kept out of the CI log, one line
+# (the producers set globals of their own: these names are prepare's)
 ahead() {
-	local name=$1 start rc
+	local prep_what=$1 prep_start prep_rc
 	shift
-	start=$(date +%s)
+	prep_start=$(date +%s)
 	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	echo "# prepare: $name: $([ "$rc" = 0 ] && echo ready || echo "failed (exit $rc)"), $(($(date +%s) - start)) s"
+	prep_rc=$?
+	echo "# prepare: $prep_what: $([ "$prep_rc" = 0 ] && echo ready || echo "failed (exit $prep_rc)"), $(($(date +%s) - prep_start)) s"
 }
 
 started=$(date +%s)
