@@ -28,9 +28,10 @@ fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
 log() { sed 's/^/    /' "$1"; }
 
 # --- the intended differences between the .deb and the RPM ---------------
-# Only in the .deb: the hook links of the Debian-family stacks, and the
-# changelog and copyright Debian policy puts in every package's doc dir.
-deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.gz|copyright)$'
+# Only in the .deb: the hook links of the Debian-family stacks, the
+# changelog and copyright Debian policy puts in every package's doc dir, and
+# lintian's overrides.
+deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.gz|copyright)$|^/usr/share/lintian/overrides/ib-hook$'
 # Only in the RPM: README.md as %doc (Debian's is the package description),
 # and the build-id links rpm adds to every package with an ELF file.
 rpm_only='^/usr/share/doc/ib-hook/README\.md$|^/usr/lib/\.build-id/'
@@ -158,7 +159,7 @@ for want in /usr/sbin/ib-hook /usr/lib/systemd/system/ib-hook.service /usr/share
 	grep -qx "$want" "$tmp/rpm.cmp" || { echo "    not in the RPM: $want"; missing=1; }
 done
 if diff -u "$tmp/deb.cmp" "$tmp/rpm.cmp" >"$tmp/files.diff" && [ "$missing" = 0 ]; then
-	pass "rpm-vs-deb files ($(wc -l <"$tmp/rpm.cmp") the same; deb only: $(grep -cE "$deb_only" "$tmp/deb.files") hook links and Debian docs; rpm only: README.md, build-id link)"
+	pass "rpm-vs-deb files ($(wc -l <"$tmp/rpm.cmp") the same; deb only: $(grep -cE "$deb_only" "$tmp/deb.files") hook links, Debian docs and lintian overrides; rpm only: README.md, build-id link)"
 else
 	log "$tmp/files.diff"
 	fail "rpm-vs-deb files"
