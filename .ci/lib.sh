@@ -62,13 +62,19 @@ release_deb() {
 	hash=$(cd "$2/release-src" && find . \( -type f -o -type l \) -print | LC_ALL=C sort |
 		tar --no-recursion -T - --mtime=@0 --owner=0 --group=0 --numeric-owner -cf - |
 		sha256sum | cut -c1-16)
+	mkdir -p "$cache" || return 1
 	if ! [ -s "$cache/release-$hash.deb" ]; then
-		echo "# building the release .deb in a Debian 11 root" >&2
-		built=$("$1/tests/pkg/release-deb.sh" "$2" "$2/release-src") || return 1
-		mkdir -p "$cache" && cp "$built" "$cache/release-$hash.deb.tmp" &&
-			mv "$cache/release-$hash.deb.tmp" "$cache/release-$hash.deb" || return 1
-		# keep the newest few
-		ls -t "$cache"/release-*.deb | tail -n +4 | xargs -r rm -f
+		# one builder at a time (.ci/prepare.sh builds ahead in the background)
+		(
+			flock 9
+			[ -s "$cache/release-$hash.deb" ] && exit 0
+			echo "# building the release .deb in a Debian 11 root" >&2
+			built=$("$1/tests/pkg/release-deb.sh" "$2" "$2/release-src") || exit 1
+			cp "$built" "$cache/release-$hash.deb.tmp" &&
+				mv "$cache/release-$hash.deb.tmp" "$cache/release-$hash.deb" || exit 1
+			# keep the newest few
+			ls -t "$cache"/release-*.deb | tail -n +4 | xargs -r rm -f
+		) 9>"$cache/release.lock" || return 1
 	else
 		echo "# the release .deb of this tree, built before: $cache/release-$hash.deb" >&2
 	fi
@@ -100,4 +106,15 @@ build_deb() {
 		>"$2/build.log" 2>&1 || { tail -n 40 "$2/build.log" >&2; echo "dpkg-buildpackage failed" >&2; return 1; }
 	ls "$2"/ib-hook_*.deb 2>/dev/null | head -n 1 | grep . ||
 		{ echo "dpkg-buildpackage made no ib-hook_*.deb" >&2; return 1; }
+}
+
+# autopkgtest_testbed SRCDIR DEB: the tar of the Debian 12 testbed of
+# .ci/autopkgtest.sh: what autopkgtest itself needs in it (apt-utils,
+# dpkg-dev, apt's lists), DEB's dependencies and the tests' Depends of
+# SRCDIR's debian/tests/control, so that a run installs nothing but ib-hook
+autopkgtest_testbed() {
+	# shellcheck disable=SC2016 # sed's $
+	debian_root_tar bookworm "apt-utils,dpkg-dev,$(deb_depends "$2"),$(sed -n 's/^Depends://p' \
+		"$1/debian/tests/control" | tr ',' '\n' | sed 's/[[:space:]]//g; /^ib-hook$/d; /^@$/d; /^$/d' |
+		sort -u | paste -sd, -)"
 }

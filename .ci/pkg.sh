@@ -85,9 +85,9 @@ if [ -n "$changes" ]; then
 	rm -rf "$tmp/dsc" && mkdir "$tmp/dsc"
 	export_tree "$top" "$tmp/dsc/ib-hook-$version"
 	if (cd "$tmp/dsc" && dpkg-source -b "ib-hook-$version") >"$tmp/dsc.log" 2>&1 &&
-	   lintian --fail-on error,warning --info "$changes" "$tmp"/dsc/ib-hook_*.dsc \
-		>"$tmp/lintian.log" 2>&1; then
-		pass "lintian (no errors or warnings)"
+	   lintian --pedantic --fail-on error,warning,pedantic --info "$changes" "$tmp"/dsc/ib-hook_*.dsc \
+		>"$tmp/lintian.log" 2>&1 && ! grep -qE '^[EWP]: ' "$tmp/lintian.log"; then
+		pass "lintian --pedantic, Debian 12 (no errors, warnings or pedantic tags)"
 	else
 		step_log "$tmp/dsc.log"
 		step_log "$tmp/lintian.log"
@@ -95,6 +95,37 @@ if [ -n "$changes" ]; then
 	fi
 else
 	fail "lintian (no package was built)"
+fi
+
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+# 2b. Debian 13: the package built there (its debhelper puts the unit under
+# /usr/lib), lintian --pedantic of Debian 13, and no dpkg warning on purge
+start=$(date +%s)
+root13=$tmp/root-trixie
+if debian_root trixie "$(lintian_root_deps "$top/debian/control")" "$root13" \
+	>"$tmp/root13.log" 2>&1; then
+	export_tree "$top" "$root13/build/ib-hook"
+	export_tree "$top" "$root13/build/dsc/ib-hook-$version"
+	# shellcheck disable=SC2016 # a script for the root's sh
+	if unshare --net chroot "$root13" sh -c '
+		cd /build/ib-hook && LC_ALL=C.UTF-8 DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b -Pnocheck \
+			>/build/build.log 2>&1 || { tail -n 30 /build/build.log; exit 1; }
+		cd /build/dsc && dpkg-source -b "ib-hook-$1" >/dev/null || exit 1
+		lintian --pedantic --fail-on error,warning,pedantic /build/ib-hook_*.changes /build/dsc/*.dsc 2>&1 |
+			grep -v "root privileges" && exit 1
+		dpkg-deb -c /build/ib-hook_*_*.deb | grep -q " ./usr/lib/systemd/system/ib-hook.service$" ||
+			{ echo "the unit is not under /usr/lib/systemd/system"; exit 1; }
+		{ dpkg -i /build/ib-hook_*_*.deb && dpkg -P ib-hook; } </dev/null >/build/dpkg.log 2>&1 || { cat /build/dpkg.log; exit 1; }
+		! grep -i "warning" /build/dpkg.log' sh "$version" >"$tmp/lintian13.log" 2>&1; then
+		pass "lintian --pedantic, Debian 13 (unit in /usr/lib/systemd/system, dpkg -i and -P without warnings, $(($(date +%s) - start)) s)"
+	else
+		step_log "$tmp/lintian13.log"
+		fail "lintian --pedantic, Debian 13"
+	fi
+	rm -rf --one-file-system "$root13"
+else
+	step_log "$tmp/root13.log"
+	fail "lintian --pedantic, Debian 13 (no root)"
 fi
 
 # 3. install, remove and purge in a Debian 12 root

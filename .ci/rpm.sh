@@ -28,9 +28,10 @@ fail() { echo "FAIL: $1"; failed=$((failed + 1)); }
 log() { sed 's/^/    /' "$1"; }
 
 # --- the intended differences between the .deb and the RPM ---------------
-# Only in the .deb: the hook links of the Debian-family stacks, and the
-# changelog and copyright Debian policy puts in every package's doc dir.
-deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.gz|copyright)$'
+# Only in the .deb: the hook links of the Debian-family stacks, the
+# changelog and copyright Debian policy puts in every package's doc dir, and
+# lintian's overrides.
+deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.gz|copyright)$|^/usr/share/lintian/overrides/ib-hook$'
 # Only in the RPM: README.md as %doc (Debian's is the package description),
 # and the build-id links rpm adds to every package with an ELF file.
 rpm_only='^/usr/share/doc/ib-hook/README\.md$|^/usr/lib/\.build-id/'
@@ -48,18 +49,39 @@ else
 	fail "rpm-version (ib-hook.spec says '$spec_version', meson.build '$version')"
 fi
 
-# 1. plain rpmbuild: the source tarball as %autosetup wants it
+# 1. plain rpmbuild: the source tarball as %autosetup wants it, made by the
+# command ib-hook.spec documents (from a committed tree; a tree with changes
+# not yet committed is copied as it is)
 start=$(date +%s)
 mkdir -p "$tmp/rpmbuild/SOURCES"
-copy_tree "$top" "$tmp/ib-hook-$spec_version" &&
-	tar -C "$tmp" -czf "$tmp/rpmbuild/SOURCES/ib-hook-$spec_version.tar.gz" "ib-hook-$spec_version" ||
-	{ fail "rpm source tarball"; exit 1; }
+tar_cmd=$(sed -n 's/^#[[:space:]]*\(git archive .*\)$/\1/p' "$top/ib-hook.spec")
+case $tar_cmd in
+*"ib-hook-$spec_version/ "*"ib-hook-$spec_version.tar.gz"*) ;;
+*) fail "rpm-tarball-command (ib-hook.spec documents '$tar_cmd' for $spec_version)" ;;
+esac
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1 && [ -z "$(git -C "$top" status --porcelain)" ]; then
+	(cd "$tmp/rpmbuild/SOURCES" && GIT_DIR=$(git -C "$top" rev-parse --absolute-git-dir) &&
+		export GIT_DIR && eval "$tar_cmd") &&
+		[ -s "$tmp/rpmbuild/SOURCES/ib-hook-$spec_version.tar.gz" ] ||
+		{ fail "rpm source tarball ($tar_cmd)"; exit 1; }
+	pass "rpm-tarball ($tar_cmd)"
+else
+	echo "# the tree has changes not committed: the tarball is a copy of it, not git archive"
+	copy_tree "$top" "$tmp/ib-hook-$spec_version" &&
+		tar -C "$tmp" -czf "$tmp/rpmbuild/SOURCES/ib-hook-$spec_version.tar.gz" "ib-hook-$spec_version" ||
+		{ fail "rpm source tarball"; exit 1; }
+fi
 # --nodeps: Debian's rpm database knows none of the BuildRequires; the
 # build tools are Debian's (the Build-Depends of debian/control)
 if rpmbuild --define "_topdir $tmp/rpmbuild" --define 'debug_package %{nil}' --nodeps \
 	-bb "$top/ib-hook.spec" >"$tmp/rpmbuild.log" 2>&1; then
 	ok_tests=$(sed -n 's/^Ok:[[:space:]]*\([0-9]*\).*/\1/p' "$tmp/rpmbuild.log" | tail -n 1)
-	pass "rpmbuild -bb ib-hook.spec (no Fedora macros; unit tests: ${ok_tests:-0} ok, $(($(date +%s) - start)) s)"
+	if [ "${ok_tests:-0}" -gt 0 ]; then
+		pass "rpmbuild -bb ib-hook.spec (no Fedora macros; unit tests: $ok_tests ok, $(($(date +%s) - start)) s)"
+	else
+		tail -n 40 "$tmp/rpmbuild.log" | sed 's/^/    /'
+		fail "rpmbuild -bb ib-hook.spec (%check ran no unit test)"
+	fi
 else
 	tail -n 40 "$tmp/rpmbuild.log" | sed 's/^/    /'
 	fail "rpmbuild -bb ib-hook.spec"
@@ -88,6 +110,30 @@ else
 	fail "rpmlint ($(echo "$errors" | wc -l) errors)"
 fi
 
+# 2b. rpm -i then rpm -e in a scratch root leaves the root as it was: every
+# directory the package creates is its own. The root holds the directories
+# that RHEL's filesystem and systemd packages own; scriptlets are off (they
+# are checked below, and the scratch root has no shell to run them).
+root=$tmp/rpmroot
+base_dirs='/usr/sbin /usr/share/man/man8 /usr/share/doc /usr/lib/systemd/system'
+tree() { (cd "$root" && find . -mindepth 1 ! -path './var/lib/rpm*' ! -path './usr/lib/sysimage/rpm*' | LC_ALL=C sort); }
+for d in $base_dirs; do mkdir -p "$root$d"; done
+if rpm --root "$root" --initdb && before=$(tree) &&
+   rpm --root "$root" -i --nodeps --noscripts "$rpm" >"$tmp/rpm-i.log" 2>&1 &&
+   n_files=$(rpm --root "$root" -ql ib-hook | wc -l) &&
+   rpm --root "$root" -e --noscripts ib-hook >>"$tmp/rpm-i.log" 2>&1; then
+	left=$(diff <(echo "$before") <(tree) | sed -n 's/^> //p')
+	if [ -z "$left" ]; then
+		pass "rpm-erase (rpm -i, rpm -e in a scratch root with$(echo " $base_dirs" | sed 's/ /, /g; s/^,//'): $n_files paths installed, none left)"
+	else
+		printf '%s\n' "$left" | sed 's/^/    left: /'
+		fail "rpm-erase (rpm -e left $(printf '%s\n' "$left" | wc -l) paths)"
+	fi
+else
+	log "$tmp/rpm-i.log"
+	fail "rpm-erase (rpm -i / rpm -e in a scratch root)"
+fi
+
 # 3. the program in the RPM runs
 mkdir "$tmp/x" && (cd "$tmp/x" && rpm2cpio "$rpm" | cpio -idm --quiet) 2>/dev/null
 if out=$("$tmp/x/usr/sbin/ib-hook" --version 2>&1) && [ "${out#*"$spec_version"}" != "$out" ]; then
@@ -113,7 +159,7 @@ for want in /usr/sbin/ib-hook /usr/lib/systemd/system/ib-hook.service /usr/share
 	grep -qx "$want" "$tmp/rpm.cmp" || { echo "    not in the RPM: $want"; missing=1; }
 done
 if diff -u "$tmp/deb.cmp" "$tmp/rpm.cmp" >"$tmp/files.diff" && [ "$missing" = 0 ]; then
-	pass "rpm-vs-deb files ($(wc -l <"$tmp/rpm.cmp") the same; deb only: $(grep -cE "$deb_only" "$tmp/deb.files") hook links and Debian docs; rpm only: README.md, build-id link)"
+	pass "rpm-vs-deb files ($(wc -l <"$tmp/rpm.cmp") the same; deb only: $(grep -cE "$deb_only" "$tmp/deb.files") hook links, Debian docs and lintian overrides; rpm only: README.md, build-id link)"
 else
 	log "$tmp/files.diff"
 	fail "rpm-vs-deb files"

@@ -33,8 +33,11 @@ RECIPE=1
 CACHE=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
 key=$(echo "$RECIPE $KIND $SUITE $MIRROR $PKGS" | sha256sum | cut -c1-16)
 tar=$CACHE/$KIND-root-$SUITE-$key.tar
+mkdir -p "$CACHE"
+# one builder at a time (.ci/prepare.sh builds ahead in the background)
+exec 9>"$tar.lock"
+flock 9
 if [ ! -s "$tar" ]; then
-	mkdir -p "$CACHE"
 	tmp=$(mktemp --suffix=.tar "$CACHE/.$KIND-root-$SUITE.XXXXXX")
 	trap 'rm -f "$tmp"' EXIT
 	timeout -k 10 900 mmdebstrap --quiet --variant=minbase --include="$PKGS" \

@@ -118,23 +118,36 @@ deb_depends() {
 	grep -v '^$' | sort -u | paste -sd, -
 }
 
-# debian_root SUITE DEPS DEST: a minimal SUITE root (mmdebstrap
-# --variant=apt) with the packages DEPS (comma separated) in the new
-# directory DEST, unpacked from a tar cached under $IB_HOOK_CI_CACHE
-# (/var/cache/ib-hook-ci) keyed by suite and packages; built once.
-debian_root() {
-	local suite=$1 deps=$2 dest=$3 cache key tar
+# debian_root_tar SUITE DEPS: the path of a tar of a minimal SUITE root
+# (mmdebstrap --variant=apt) with the packages DEPS (comma separated),
+# cached under $IB_HOOK_CI_CACHE (/var/cache/ib-hook-ci) keyed by suite and
+# packages; built once, by one process at a time (.ci/prepare.sh builds
+# ahead in the background).
+debian_root_tar() {
+	local suite=$1 deps=$2 cache key tar
 	cache=${IB_HOOK_CI_CACHE:-/var/cache/ib-hook-ci}
 	key=$(printf '%s %s\n' "$suite" "$deps" | sha256sum | cut -c1-16)
 	tar=$cache/pkg-root-$suite-$key.tar
 	if ! [ -s "$tar" ]; then
 		mkdir -p "$cache" || return 1
-		mirror_lines "$suite" >"$tar.list" || return 1
-		mmdebstrap --variant=apt --format=tar --include="$deps" "$suite" "$tar.tmp" "$tar.list" \
-			</dev/null >"$tar.log" 2>&1 || { tail -n 20 "$tar.log"; rm -f "$tar.tmp"; return 1; }
-		mv "$tar.tmp" "$tar"
+		(
+			flock 9
+			[ -s "$tar" ] && exit 0
+			mirror_lines "$suite" >"$tar.list" || exit 1
+			mmdebstrap --variant=apt --format=tar --include="$deps" "$suite" "$tar.tmp" "$tar.list" \
+				</dev/null >"$tar.log" 2>&1 || { tail -n 20 "$tar.log"; rm -f "$tar.tmp"; exit 1; }
+			mv "$tar.tmp" "$tar"
+		) 9>"$tar.lock" >&2 || return 1
 	fi
-	mkdir -p "$dest" && tar -C "$dest" -xf "$tar"
+	echo "$tar"
+}
+
+# debian_root SUITE DEPS DEST: that root (debian_root_tar) unpacked in the
+# new directory DEST
+debian_root() {
+	local tar
+	tar=$(debian_root_tar "$1" "$2") || return 1
+	mkdir -p "$3" && tar -C "$3" -xf "$tar"
 }
 
 # build_depends CONTROL: the Build-Depends of the source package in CONTROL,
@@ -145,4 +158,16 @@ build_depends() {
 	sed -n '/^Build-Depends:/,/^[^ ]/{ /^Build-Depends:/{ s/^Build-Depends://; p; }; /^ /p; }' "$1" |
 	tr ',' '\n' | sed -E 's/\|.*//; s/\(.*\)//; s/<.*>//; s/[[:space:]]//g; s/^debhelper-compat$/debhelper/' |
 	grep -v '^$' | sort -u | paste -sd, -
+}
+
+# release_root_deps DEB: the packages of the roots .ci/release.sh installs
+# DEB in and runs the netns suite in
+release_root_deps() {
+	echo "$(deb_depends "$1"),iproute2,iputils-ping,jq,python3,procps,util-linux,mount,bash,systemd"
+}
+
+# lintian_root_deps CONTROL: the packages of the Debian 13 root .ci/pkg.sh
+# builds the package in and runs that release's lintian in
+lintian_root_deps() {
+	echo "build-essential,fakeroot,lintian,$(build_depends "$1")"
 }

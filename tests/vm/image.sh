@@ -34,6 +34,9 @@ mkdir -p "$CACHE"
 sources=$(mirror_lines "$RELEASE")
 key=$( (cat "$0"; echo "$RELEASE $sources"; echo "$PKGS") | sha256sum | cut -c1-16)
 dir=$CACHE/vm-$RELEASE-$key
+# one builder at a time (.ci/prepare.sh builds ahead in the background)
+exec 9>"$dir.lock"
+flock 9
 if [ -f "$dir/done" ]; then
 	echo "$dir"
 	exit 0
