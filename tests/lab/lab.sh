@@ -7,7 +7,10 @@
 # lines, the LBNL NHC check contrib/nhc/ib-hook.nhc and the node_exporter
 # textfile timer contrib/node-exporter/ then run against them, before and
 # after a port drifts on node03, and with a typo in a drop-in on node02,
-# which every check must report (issue 29, items 11-13).
+# which every check must report (issue 29, items 11-13). The fleet view's
+# clush recipe (doc/fleet.md) and contrib/ansible/ib-hook-fleet.yml run
+# before and after the drift: all pairs between hosts ok, then the drift at
+# node03's ib1 and nowhere else (issue 31).
 #
 #   tests/lab/lab.sh PATH-TO-DEB     (root; CI: .ci/lab.sh)
 #
