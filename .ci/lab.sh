@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # CI: the recipes of doc/lab.md run for real (issue 24): the
 # Ansible playbook, the clush and pdsh lines, the NHC check and the
-# node_exporter textfile timer against three booted Debian 12 hosts reached
+# node_exporter textfile timer, and the fleet view's clush recipe and
+# playbook (doc/fleet.md, issue 31) against three booted Debian 12 hosts reached
 # over SSH (tests/lab/lab.sh). Needs root. The hosts' root is cached under
 # /var/cache/ib-hook-ci by tests/e2e/root.sh (about 1.5 min cold); the test
 # takes about 2 min warm.

@@ -7,7 +7,10 @@
 # lines, the LBNL NHC check contrib/nhc/ib-hook.nhc and the node_exporter
 # textfile timer contrib/node-exporter/ then run against them, before and
 # after a port drifts on node03, and with a typo in a drop-in on node02,
-# which every check must report (issue 29, items 11-13).
+# which every check must report (issue 29, items 11-13). The fleet view's
+# clush recipe (doc/fleet.md) and contrib/ansible/ib-hook-fleet.yml run
+# before and after the drift: all pairs between hosts ok, then the drift at
+# node03's ib1 and nowhere else (issue 31).
 #
 #   tests/lab/lab.sh PATH-TO-DEB     (root; CI: .ci/lab.sh)
 #
@@ -33,6 +36,7 @@ TIME_LIMIT=${LAB_TIME_LIMIT:-480}
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 page=$top/doc/lab.md
+fleet_page=$top/doc/fleet.md
 CONTRIB=$top/contrib
 
 skip() { echo "SKIP: $*" >&2; exit 77; }
@@ -51,18 +55,20 @@ fail() { FAILS=$((FAILS + 1)); echo "FAIL: lab: $*"; }
 diag() { sed 's/^/#   /'; }
 check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d${REASON:+: $REASON}"; fi; REASON=; }
 
-# snippet NAME: the fenced block after <!-- lab-test: NAME --> in doc/lab.md
+# snippet NAME [PAGE]: the fenced block after <!-- lab-test: NAME --> in
+# PAGE (default doc/lab.md)
 snippet() {
 	awk -v m="<!-- lab-test: $1 -->" '
 		$0 == m { f = 1; next }
 		f && !g && /^```/ { g = 1; next }
 		g && /^```$/ { exit }
-		g { print }' "$page"
+		g { print }' "${2:-$page}"
 }
 for s in ports clush pdsh; do
 	[ -n "$(snippet "$s")" ] || { echo "FAIL: lab: doc/lab.md has no '$s' snippet"; exit 1; }
 done
-for f in ansible/ib-hook.yml nhc/ib-hook.nhc node-exporter/ib-hook-textfile \
+[ -n "$(snippet fleet-clush "$fleet_page")" ] || { echo "FAIL: lab: doc/fleet.md has no 'fleet-clush' snippet"; exit 1; }
+for f in ansible/ib-hook.yml ansible/ib-hook-fleet.yml nhc/ib-hook.nhc node-exporter/ib-hook-textfile \
 	node-exporter/ib-hook-textfile.service node-exporter/ib-hook-textfile.timer; do
 	[ -s "$CONTRIB/$f" ] || { echo "FAIL: lab: no contrib/$f"; exit 1; }
 done
@@ -202,13 +208,31 @@ for h in $HOSTS; do
 	wait_until 90 booted || { fail "$h did not boot"; tail -n 30 "${WORKS[$h]}/console.log" | diag; exit 1; }
 done
 on() { local h=$1; shift; LEADER=${LEAD[$h]} ct "$@"; }
+# systemd-nspawn 252 with --network-namespace-path leaves the container a
+# /sys/class/net of the namespace nspawn started in, not of its own (no ib0
+# or ib1 there): ib-hook reads a port's hardware and broadcast address there
+# (the fleet view). Give each host its own namespace's view, as a booted host
+# has: a sysfs mounted in its namespaces, its net directories bound over /sys.
+own_sysfs_net() {
+	nsenter -t "${LEAD[$1]}" -m -n sh -c 'mkdir -p /run/ib-hook-lab-sys &&
+		mount -t sysfs sysfs /run/ib-hook-lab-sys &&
+		mount --bind /run/ib-hook-lab-sys/class/net /sys/class/net &&
+		mount --bind /run/ib-hook-lab-sys/devices/virtual/net /sys/devices/virtual/net'
+}
+for h in $HOSTS; do
+	own_sysfs_net "$h" || { fail "$h: mounting a sysfs of its own network namespace"; exit 1; }
+	v=$(on "$h" cat /sys/class/net/ib1/address 2>&1)
+	REASON="/sys/class/net/ib1/address: '$v', ip link: '$(on "$h" ip -br link show ib1)'"
+	check "$h: /sys/class/net is its own namespace's (ib1's hardware address as ip link has it)" \
+		sh -c '[ -n "$1" ] && case "$2 " in *" $1 "*) ;; *) exit 1 ;; esac' sh "$v" "$(on "$h" ip -br link show ib1)"
+done
 pass "three hosts booted ($(on node01 systemctl --version | head -n 1)) in $((SECONDS - T0))s"
 
 # control CMD...: in the lab's namespace, with the test's /root and /etc/hosts
 control() {
 	ip netns exec "$LAB" unshare --mount --propagation private -- sh -c '
 		mount --bind "$1/hosts" /etc/hosts && mount --bind "$1/home" /root || exit 125
-		shift; cd /root && exec env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		shift; cd /root && exec env -i PATH=/root/ctl/usr/sbin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			HOME=/root LANG=C.UTF-8 LC_ALL=C.UTF-8 TERM=dumb ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 \
 			ANSIBLE_SSH_ARGS="-o ControlMaster=no" ANSIBLE_PIPELINING=1 "$@"' sh "$W" "$@"
 }
@@ -227,6 +251,9 @@ fi
 # --- the playbook, as written
 cp "$CONTRIB/ansible/ib-hook.yml" "$W/home/site.yml"
 cp "$DEB" "$W/home/"
+# the control node has ib-hook too, for the fleet view's --join: the .deb's
+# files unpacked under /root/ctl, on the control side's PATH
+dpkg-deb -x "$DEB" "$W/home/ctl" || { fail "dpkg-deb -x $DEB"; exit 1; }
 printf '[rdma]\nnode01\nnode02\nnode03\n' >"$W/home/hosts.ini"
 play() { # play N [ARG...]: run the playbook; its output in $W/play-N.log, its status in PLAY_RC
 	local t=$SECONDS n=$1
@@ -329,6 +356,104 @@ check "playbook --check on the healthy lab: changed=0, failed=0 on every host" s
 REASON="$(grep -c '^skipping: \[node0[1-3]\]' "$W/play-4.log") skipping lines"
 check "playbook --check on the healthy lab: the status ran and the assertion held on every host" \
 	sh -c '[ "$(grep -c "^ok: \[node0[1-3]\] => {" "$1")" = 3 ] && [ "$(grep -c "All assertions passed" "$1")" = 3 ]' sh "$W/play-4.log"
+
+# --- the fleet view (doc/fleet.md, issue 31): the clush recipe as written and
+# the playbook contrib/ansible/ib-hook-fleet.yml; 3 hosts x 2 ports: 30
+# directed pairs, 6 of them between two ports of one host (local)
+cp "$CONTRIB/ansible/ib-hook-fleet.yml" "$W/home/fleet.yml"
+fleet_clush=$(snippet fleet-clush "$fleet_page" | sed "s/node\[01-40\]/node[01-03]/g")
+# matrix_is DIR [HOST PORT]: the matrix of DIR's inventory.json and
+# answers.json (joined again, as JSON, on the control side) has the 30 pairs,
+# 6 local; without HOST PORT all 24 between hosts are ok; with them, the
+# pairs from HOST PORT to the other hosts' ports are not ok, every pair not
+# ok is placed at HOST PORT and has it at one end, and all others are ok
+matrix_is() {
+	local dir=$1
+	shift
+	REASON=$(control sh -c 'cd "$1" && ib-hook --join --fleet inventory.json --json answers.json' sh "$dir" 2>&1 |
+		python3 -c '
+import collections, json, sys
+drift = tuple(sys.argv[1:3]) or None
+try:
+    m = json.load(sys.stdin)
+except ValueError as e:
+    print("no matrix: %s" % e)
+    sys.exit(1)
+bad, local, causes, into = [], 0, collections.Counter(), 0
+for p in m["pairs"]:
+    s = (p["from"]["host"], p["from"]["interface"])
+    d = (p["to"]["host"], p["to"]["interface"])
+    at = p.get("at") and (p["at"]["host"], p["at"]["interface"])
+    if s[0] == d[0]:
+        local += p["verdict"] == "local"
+        continue
+    if p["verdict"] == "ok":
+        if drift == s:
+            bad.append("%s %s -> %s %s ok" % (s + d))
+        continue
+    causes["%s at %s %s" % ((p["verdict"],) + (at or ("-", "-")))] += 1
+    if drift not in (s, d) or at != drift:
+        bad.append("%s %s -> %s %s %s at %s" % (s + d + (p["verdict"], at)))
+    into += drift == d
+said = "%d pairs, %d local, not ok: %s (%d of them into %s)" % (
+    len(m["pairs"]), local, dict(causes) or "none", into, " ".join(drift or ("-",)))
+print("%s%s" % (said, "; wrong: " + "; ".join(bad) if bad else ""))
+sys.exit(bool(bad) or len(m["pairs"]) != 30 or local != 6 or (drift and not causes))' "$@")
+	local rc=$?
+	echo "# matrix of $dir: $REASON"
+	return $rc
+}
+cells() { [ "$(grep -o '<td class="cell ' "$1" | wc -l)" = 30 ]; }
+# fleet_views TAG [HOST PORT]: both recipes, with the matrix matrix_is expects
+fleet_views() {
+	local tag=$1 t=$SECONDS first want rc n m what=": every pair between hosts ok"
+	shift
+	want="30 pairs: 24 ok, 0 not ok, 6 local (not judged)"
+	if [ $# != 0 ]; then
+		want="30 pairs: 20 ok, 4 not ok, 6 local (not judged)"
+		what=" shows $1 $2 and nothing else"
+	fi
+	rm -f "$W/home/inventory.json" "$W/home/answers.json" "$W/home/fleet.html"
+	control bash -c "$fleet_clush" >"$W/fleet-clush-$tag.log" 2>&1
+	echo "# doc/fleet.md's clush recipe ($tag): $((SECONDS - t))s"
+	diag <"$W/fleet-clush-$tag.log"
+	n=$(grep -c . "$W/home/inventory.json" 2>/dev/null)
+	m=$(grep -c . "$W/home/answers.json" 2>/dev/null)
+	REASON="inventory.json: ${n:-no} lines, answers.json: ${m:-no} lines"
+	check "fleet view, clush recipe ($tag): one inventory line and one answer line per host" test "$n:$m" = 3:3
+	first=$(grep -m 1 ' pairs: ' "$W/fleet-clush-$tag.log")
+	REASON="'$first'"
+	check "fleet view, clush recipe ($tag): the summary says '$want'" test "$first" = "$want"
+	check "fleet view, clush recipe ($tag): the matrix$what" matrix_is /root "$@"
+	REASON="$(grep -o '<td class="cell ' "$W/home/fleet.html" 2>/dev/null | wc -l) cells"
+	check "fleet view, clush recipe ($tag): fleet.html has a cell per pair" cells "$W/home/fleet.html"
+
+	t=$SECONDS
+	rm -rf "$W/home/fleet"
+	control timeout 180 ansible-playbook -i hosts.ini fleet.yml >"$W/fleet-play-$tag.log" 2>&1
+	rc=$?
+	echo "# ansible-playbook fleet.yml ($tag): exit $rc in $((SECONDS - t))s"
+	sed -n '/^PLAY RECAP/,$p' "$W/fleet-play-$tag.log" | diag
+	PLAY_N=fleet-$tag
+	cp "$W/fleet-play-$tag.log" "$W/play-$PLAY_N.log"
+	if [ $# = 0 ]; then
+		REASON="exit $rc, failed=$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)"
+		check "fleet view, playbook ($tag): exit 0, failed=0 on every host" \
+			sh -c '[ "$1" = 0 ] && [ "$2" = 0:0:0 ]' sh "$rc" "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)"
+	else
+		grep -E '^(fatal|failed)|"msg"' "$W/fleet-play-$tag.log" | diag
+		REASON="exit $rc, failed=$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)"
+		check "fleet view, playbook ($tag): node03 fails saying the pairs placed at its $2, node01 and node02 pass" \
+			sh -c '[ "$1" != 0 ] && [ "$2" = 0:0:1 ] && sed -n "/^fatal: \[node03\]/,/^}/p" "$3" | grep -qF "\"msg\": \"4 pair(s) not ok, placed at this host: $4 "' \
+			sh "$rc" "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)" "$W/fleet-play-$tag.log" "$2"
+	fi
+	REASON="see the log"
+	check "fleet view, playbook ($tag): the summary '$want' shown" grep -qF "\"$want\"" "$W/fleet-play-$tag.log"
+	check "fleet view, playbook ($tag): the matrix$what" matrix_is /root/fleet "$@"
+	REASON="$(grep -o '<td class="cell ' "$W/home/fleet/fleet.html" 2>/dev/null | wc -l) cells"
+	check "fleet view, playbook ($tag): fleet.html has a cell per pair" cells "$W/home/fleet/fleet.html"
+}
+fleet_views healthy
 
 # --- node_exporter's textfile collector, fed by contrib/node-exporter
 install -m 0755 "$CONTRIB/node-exporter/ib-hook-textfile" "$W/home/ib-hook-textfile"
@@ -457,6 +582,9 @@ check "clush -bw: node01 and node02 gathered as 'node[01-02] (2)' with ib0/ib1 o
 	gathered "$clush_out" 'node[01-02] (2)'
 check "pdsh | dshbak -c: node01 and node02 gathered as 'node[01-02]' with ib0/ib1 ok, node03 alone with ib1 drift" \
 	gathered "$pdsh_out" 'node[01-02]'
+
+# --- the fleet view with drift: node03's ib1 and nowhere else
+fleet_views drift node03 ib1
 
 # --- NHC with drift
 nhc node03
