@@ -54,6 +54,23 @@ static bool nm_native(const struct ibh_hook_env *env)
 	return env->nm_arg_iface || env->nm_arg_action || (env->nm_action && !env->iface);
 }
 
+/*
+ * "ib1:0" names an alias stanza of ib1 (the kernel forbids ':' in a link
+ * name): the hook then runs for h->link, the name before ':', or for nothing
+ * when that is no valid name; a stop re-applies the link, it never removes.
+ */
+static bool alias_ok(const char *name, const struct ibh_hook *h)
+{
+	size_t n = strcspn(name, ":");
+
+	if (h->iface != h->link)
+		return false;
+	if (n >= IF_NAMESIZE || n == 0)
+		return h->link[0] == '\0' && h->action == IBH_ACTION_NONE;
+	return strlen(h->link) == n && strncmp(h->link, name, n) == 0 &&
+	       h->action != IBH_ACTION_REMOVE;
+}
+
 static void check_nm(const struct ibh_hook_env *env, const struct ibh_hook *h)
 {
 	const char *action = env->nm_arg_action ? env->nm_arg_action : env->nm_action;
@@ -61,6 +78,13 @@ static void check_nm(const struct ibh_hook_env *env, const struct ibh_hook *h)
 
 	if (!h->source || strcmp(h->source, "NetworkManager") != 0)
 		abort();
+	if (h->iface == h->link) {
+		if (!((env->nm_arg_iface && alias_ok(env->nm_arg_iface, h)) ||
+		      (env->device_ip_iface && alias_ok(env->device_ip_iface, h)) ||
+		      (env->device_iface && alias_ok(env->device_iface, h))))
+			abort();
+		return;
+	}
 	if (h->action == IBH_ACTION_NONE)
 		return;
 	if (n == 0 || n > 15 || strchr(h->iface, '/') || strchr(h->iface, '\n') ||
@@ -82,7 +106,14 @@ static void check(const struct ibh_hook_env *env, const struct ibh_hook *h)
 {
 	bool ifupdown = !env->state && (env->mode || env->addrfam || env->phase);
 
-	if (h->iface != env->iface || !h->iface || h->iface[0] == '\0' || !h->source)
+	if (!h->source || !env->iface)
+		abort();
+	if (strchr(env->iface, ':')) {
+		if (!alias_ok(env->iface, h))
+			abort();
+		return;
+	}
+	if (h->iface != env->iface || h->iface[0] == '\0')
 		abort();
 	if (h->action != IBH_ACTION_NONE && h->action != IBH_ACTION_APPLY &&
 	    h->action != IBH_ACTION_REMOVE)
