@@ -451,6 +451,61 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 	return 0;
 }
 
+/* main's routes through ifindex, the kernel filtering (>= 4.20), appended to o->main_via */
+static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
+{
+	struct ibh_route *t = NULL, *all;
+	size_t n_t = 0;
+	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+
+	if (r < 0)
+		return r;
+	all = realloc(o->main_via, (o->n_main_via + n_t + 1) * sizeof(*all));
+	if (!all) {
+		free(t);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n_t; i++)
+		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
+			all[o->n_main_via++] = t[i];
+	o->main_via = all;
+	free(t);
+	return 0;
+}
+
+/*
+ * What T copies of main: the routes through the link; where it has no
+ * gateway route of a family (the one-subnet layout, a default through the
+ * first port only), those through the other managed links that are up
+ */
+static int observe_main_via(struct ibh_view *v, const struct ibh_link *link,
+			    struct ibh_observed *o)
+{
+	bool v4 = false, v6 = false;
+	int r = observe_main_through(v, link->ifindex, o);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < o->n_main_via; i++) {
+		v4 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET;
+		v6 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET6;
+	}
+	if (v4 && (v6 || !v->config->ipv6))
+		return 0;
+	if (!v->links_valid && (r = view_load_links(v)) < 0)
+		return r;
+	for (size_t i = 0; i < v->n_links; i++) {
+		const struct ibh_link *l = &v->links[i];
+
+		if (l->ifindex == link->ifindex || !l->up || !link_is_managed(v->config, l))
+			continue;
+		r = observe_main_through(v, l->ifindex, o);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action action, bool status,
 	    struct ibh_observed *o)
 {
@@ -485,6 +540,11 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 
 		if (rt->oif > 0 && view_link_by_index(v, rt->oif, &other) == 0)
 			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
+	}
+	if (c->gateway_routes && action == IBH_ACTION_APPLY && o->table) {
+		r = observe_main_via(v, link, o);
+		if (r < 0)
+			goto cleanup;
 	}
 	if (status || c->main_route == IBH_MAIN_DELETE || action == IBH_ACTION_REMOVE) {
 		for (size_t i = 0; i < o->n_addrs; i++) {

@@ -33,6 +33,14 @@ bool plan_main_route_is_kernels(const struct ibh_observed *o, size_t i);
 const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w);
 
 /*
+ * The routes T(X) holds besides X's prefix routes (GatewayRoutes=yes): the
+ * copies of main's routes through X, of another port's gateway routes whose
+ * gateway lies in X's prefix (for a family main routes nothing through X),
+ * and [Gateways]' default; *ret to be freed
+ */
+int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_route **ret,
+		size_t *n_ret);
+/*
  * What apply (or remove) does for o->link: ownership is the record in
  * o->record, nothing else; entries marked leftover are not this plan's.
  */

@@ -91,9 +91,11 @@ static void test_routes_from_the_kernel(void **state)
 	/* unreachable default: no device */
 	assert_int_equal(r[0].type, RTN_UNREACHABLE);
 	assert_int_equal(r[0].oif, 0);
-	/* metric 50 mtu 1400: a metric ib-hook never sets */
+	/* metric 50 mtu 1400: a route metric, read so that a copy carries it */
 	assert_int_equal(r[1].metric, 50);
-	assert_true(r[1].extra);
+	assert_false(r[1].extra);
+	assert_int_equal(r[1].metrics_set, 1u << RTAX_MTU);
+	assert_int_equal(r[1].metric_values[RTAX_MTU], 1400);
 	/* ib-hook's IPv4 route */
 	assert_int_equal(r[2].protocol, RTPROT_KERNEL);
 	assert_int_equal(r[2].scope, RT_SCOPE_LINK);
