@@ -108,8 +108,10 @@ bool route_same_key(const struct ibh_route *x, const struct ibh_route *y, bool m
 	    x->src.family != y->src.family || (x->src.family && !ip_same_address(&x->src, &y->src)) ||
 	    x->tos != y->tos || !hops_equal(x, y))
 		return false;
+	/* two copies of one route of main before and after a change are two routes */
 	return main || (x->metric == y->metric && x->scope == y->scope &&
-			x->protocol == y->protocol && x->type == y->type);
+			x->protocol == y->protocol && x->type == y->type && x->pref == y->pref &&
+			x->flags == y->flags && metrics_equal(x, y));
 }
 
 bool route_through(const struct ibh_route *r, int oif)
