@@ -276,6 +276,10 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 	bool own[2] = { false, false }, dflt[2] = { false, false };
 	int r = 0;
 
+	*ret = NULL;
+	*n_ret = 0;
+	if (!c->gateway_routes)
+		return 0;
 	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
 		const struct ibh_route *m = &o->main_via[i];
 
