@@ -388,6 +388,11 @@ static const struct ibh_route *table_add_hit(const struct ibh_observed *o,
 	return NULL;
 }
 
+bool plan_table_holds(const struct ibh_observed *o, const struct ibh_route *r)
+{
+	return route_index(o, r) >= 0;
+}
+
 bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 {
 	struct ibh_route want;

@@ -91,12 +91,22 @@ expect_eq "  the user's routes are all there, unchanged" "$foreign" \
 	"$(t "$t0" | grep -F -x -f <(printf '%s\n' "$foreign"))"
 ibh h --config "$T_DIR/h.conf" --status >"$T_DIR/status" 2>&1
 expect_eq "--status: ok" 0 "$?"
+check "  it shows the copies" grep -q "^  copy 0.0.0.0/0 via 10.0.0.0 dev ib0 proto kernel metric 100 mtu 1500: ok" \
+	"$T_DIR/status"
+ibh h --config "$T_DIR/h.conf" --status --json >"$T_DIR/status.json" 2>/dev/null
+src_root=${IB_HOOK_SOURCE_ROOT:-$(dirname "$0")/../..}
+if command -v python3 >/dev/null; then
+	check "--status --json: valid by doc/ib-hook.schema.json, the copies listed" \
+		sh -c "python3 '$src_root/tests/validate-json.py' '$src_root/doc/ib-hook.schema.json' status <'$T_DIR/status.json'"
+	check "  with their state" grep -q '"copies":\[{"route":"0.0.0.0/0 via 10.0.0.0 dev ib0 proto kernel metric 100 mtu 1500","state":"ok"}' "$T_DIR/status.json"
+fi
 
-# a copy the user changed in place is theirs: ib-hook neither deletes nor counts it
+# a copy gone behind ib-hook's back
 ip -n "$m" route del default via 10.1.0.0 dev ib1 table "$t1" proto kernel metric 101
 ibh h --config "$T_DIR/h.conf" --status >"$T_DIR/status" 2>&1
 expect_eq "--status: a missing copy is drift" 1 "$?"
-check "  and names it" grep -q "0.0.0.0/0 via 10.1.0.0 dev ib1" "$T_DIR/status"
+check "  and names it" grep -q "^  copy 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101: missing" \
+	"$T_DIR/status"
 
 for port in ib0 ib1; do
 	expect_rc "remove $port" 0 ibh h --config "$T_DIR/h.conf" --remove --iface $port
