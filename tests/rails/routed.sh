@@ -13,7 +13,7 @@
 . "$(dirname "$0")/fabric.sh"
 t_require python3 ping
 
-for layout in defaults aggregates rails-only; do
+for layout in ${RAILS_LAYOUTS:-defaults aggregates rails-only}; do
 	T_NS_BEFORE=$T_NS
 	fabric "$layout"
 	for h in a b; do rstate "$h" >"$T_DIR/$h.before"; done
@@ -75,10 +75,13 @@ for layout in defaults aggregates rails-only; do
 		expect_eq "$layout: host $h: a second run changes nothing" "$(cat "$T_DIR/$h.after")" "$(rstate "$h")"
 		for rl in $RAILS; do
 			hook "$h" "$T_DIR/host.conf" IFACE="ib$rl" STATE=off ADDR=dummy \
-				OperationalState=off AdministrativeState=configured 2>/dev/null
+				OperationalState=off AdministrativeState=configured >>"$T_DIR/off" 2>&1 ||
+				echo "ib$rl: exit $?" >>"$T_DIR/off"
 		done
 		expect_eq "$layout: host $h: remove leaves the namespace as before" \
 			"$(cat "$T_DIR/$h.before")" "$(rstate "$h")"
+		grep -v -e ': deleted' "$T_DIR/off" | sed 's/^/#  remove: /'
+		: >"$T_DIR/off"
 	done
 	for nsn in $T_NS; do
 		case " $T_NS_BEFORE " in *" $nsn "*) ;; *) ip netns pids "$nsn" | xargs -r kill -9; ip netns del "$nsn" ;; esac
