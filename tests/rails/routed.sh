@@ -29,9 +29,20 @@ for layout in ${RAILS_LAYOUTS:-defaults aggregates rails-only}; do
 		expect_eq "$layout: before ib-hook, every IPv6 pair from ports 1-3 fails ($v6 of 32 pass)" \
 			24 "$(grep -c ' ib[123] ->' "$T_DIR/failed")"
 	fi
+	if [ "$layout" = defaults ]; then
+		nsx a "$IB_HOOK" --config "$T_DIR/host.conf" --check 10.2.1.1 fd00:2:b::2 >"$T_DIR/check" 2>&1
+		expect_eq "$layout: before ib-hook, --check across rails fails" 1 "$?"
+		expect_eq "  wrong-port from ports 1-3" 6 "$(grep -c '^ib[123] .*: wrong-port' "$T_DIR/check")"
+	fi
 	for h in a b; do
 		expect_rc "$layout: host $h: the hook runs for each port" 0 hook_all "$h"
 	done
+	if [ "$layout" = defaults ]; then
+		nsx a "$IB_HOOK" --config "$T_DIR/host.conf" --check 10.2.1.1 fd00:2:b::2 >"$T_DIR/check" 2>&1
+		expect_eq "$layout: after, --check across rails is ok from every address" 0 "$?"
+		expect_eq "  8 lines ok (4 ports, IPv4 and IPv6)" 8 "$(grep -c ': ok' "$T_DIR/check")"
+		sed 's/^/#  /' "$T_DIR/check"
+	fi
 	for h in a b; do
 		for rl in $RAILS; do
 			t=$(table_of "$h" "ib$rl")
