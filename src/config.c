@@ -4,8 +4,8 @@
  * (config_parse) is kept apart from file access (config_load_all) so that the unit
  * tests and the fuzzer reach every branch without a file system.
  */
-#include <dirent.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -392,9 +392,9 @@ static int parse_section(const char *name, section_parser *ret)
 		const char *name;
 		section_parser parse;
 	} sections[] = {
-		{ "Match", parse_match },   { "Routing", parse_routing },
-		{ "Tables", parse_tables }, { "Sysctl", parse_sysctl },
-		{ "Hooks", parse_hooks },   { "IPoIB", parse_ipoib },
+		{ "Match", parse_match },	{ "Routing", parse_routing },
+		{ "Tables", parse_tables },	{ "Sysctl", parse_sysctl },
+		{ "Hooks", parse_hooks },	{ "IPoIB", parse_ipoib },
 		{ "Gateways", parse_gateways },
 	};
 

@@ -26,8 +26,8 @@ struct ibh_table_entry {
 /* [Gateways]: a gateway T(X) gets a default through, for a port main routes nothing through */
 struct ibh_gateway_entry {
 	char ifname[IF_NAMESIZE];
-	bool peer;	      /* the other address of a /31 or /127, or a peer address */
-	struct ibh_ip gw[2];  /* addresses, at most one of each family */
+	bool peer;	     /* the other address of a /31 or /127, or a peer address */
+	struct ibh_ip gw[2]; /* addresses, at most one of each family */
 	size_t n_gw;
 };
 

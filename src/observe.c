@@ -478,8 +478,7 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
  * gateway route of a family (the one-subnet layout, a default through the
  * first port only), those through the other managed links that are up
  */
-static int observe_main_via(struct ibh_view *v, const struct ibh_link *link,
-			    struct ibh_observed *o)
+static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
 {
 	bool v4 = false, v6 = false;
 	int r = observe_main_through(v, link->ifindex, o);

@@ -222,7 +222,8 @@ static bool gateway_in_prefix(const struct ibh_config *c, const struct ibh_obser
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		struct ibh_ip prefix, g = *gw;
 
-		if (!plan_address_managed(c, &o->addrs[i].ip) || gw->family != o->addrs[i].ip.family)
+		if (!plan_address_managed(c, &o->addrs[i].ip) ||
+		    gw->family != o->addrs[i].ip.family)
 			continue;
 		plan_addr_prefix(&o->addrs[i], &prefix);
 		g.len = prefix.len;

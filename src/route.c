@@ -94,19 +94,20 @@ bool route_copy(const struct ibh_route *m, int oif, const char *oif_name, uint32
 bool route_equal(const struct ibh_route *a, const struct ibh_route *b)
 {
 	return ip_equal(&a->dst, &b->dst) && a->oif == b->oif && a->table == b->table &&
-	       hops_equal(a, b) && metrics_equal(a, b) &&
-	       a->metric == b->metric && a->scope == b->scope && a->protocol == b->protocol &&
-	       a->type == b->type && a->tos == b->tos && a->pref == b->pref &&
-	       a->expires == b->expires && a->flags == b->flags && a->gateway == b->gateway &&
-	       a->extra == b->extra && a->src.family == b->src.family &&
+	       hops_equal(a, b) && metrics_equal(a, b) && a->metric == b->metric &&
+	       a->scope == b->scope && a->protocol == b->protocol && a->type == b->type &&
+	       a->tos == b->tos && a->pref == b->pref && a->expires == b->expires &&
+	       a->flags == b->flags && a->gateway == b->gateway && a->extra == b->extra &&
+	       a->src.family == b->src.family &&
 	       (!a->src.family || ip_same_address(&a->src, &b->src));
 }
 
 bool route_same_key(const struct ibh_route *x, const struct ibh_route *y, bool main)
 {
 	if (!ip_equal(&x->dst, &y->dst) || x->oif != y->oif || x->table != y->table ||
-	    x->src.family != y->src.family || (x->src.family && !ip_same_address(&x->src, &y->src)) ||
-	    x->tos != y->tos || !hops_equal(x, y))
+	    x->src.family != y->src.family ||
+	    (x->src.family && !ip_same_address(&x->src, &y->src)) || x->tos != y->tos ||
+	    !hops_equal(x, y))
 		return false;
 	/* two copies of one route of main before and after a change are two routes */
 	return main || (x->metric == y->metric && x->scope == y->scope &&
@@ -173,7 +174,8 @@ bool route_delete_hits(const struct ibh_route *f, const struct ibh_route *r)
 	if (f->oif != r->oif || f->tos != r->tos || f->type != r->type || f->scope != r->scope ||
 	    (r->src.family && !gw_equal(&f->src, &r->src)) || (r->metric && f->metric != r->metric))
 		return false;
-	if (r->n_hops ? !hops_equal(f, r) : f->n_hops || (r->gw.family && !gw_equal(&f->gw, &r->gw)))
+	if (r->n_hops ? !hops_equal(f, r)
+		      : f->n_hops || (r->gw.family && !gw_equal(&f->gw, &r->gw)))
 		return false;
 	for (unsigned int k = 1; k <= IBH_RTAX_MAX; k++)
 		if ((r->metrics_set & (1u << k)) &&
@@ -204,7 +206,8 @@ bool route_same_place(const struct ibh_route *f, const struct ibh_route *w)
 }
 
 /* appends to buf what the end of s says, if it fits */
-static void append(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void append(char *buf, size_t size, const char *fmt, ...)
 {
@@ -371,10 +374,22 @@ static const char *proto_name(uint8_t protocol, char *buf, size_t size)
 
 /* iproute2's names of the route metrics, RTAX_* */
 static const char *const metric_names[IBH_RTAX_MAX + 1] = {
-	[1] = "lock",	    [2] = "mtu",	   [3] = "window",     [4] = "rtt",
-	[5] = "rttvar",	    [6] = "ssthresh",	   [7] = "cwnd",       [8] = "advmss",
-	[9] = "reordering", [10] = "hoplimit",	   [11] = "initcwnd",  [12] = "features",
-	[13] = "rto_min",   [14] = "initrwnd",	   [15] = "quickack",  [16] = "congctl",
+	[1] = "lock",
+	[2] = "mtu",
+	[3] = "window",
+	[4] = "rtt",
+	[5] = "rttvar",
+	[6] = "ssthresh",
+	[7] = "cwnd",
+	[8] = "advmss",
+	[9] = "reordering",
+	[10] = "hoplimit",
+	[11] = "initcwnd",
+	[12] = "features",
+	[13] = "rto_min",
+	[14] = "initrwnd",
+	[15] = "quickack",
+	[16] = "congctl",
 	[17] = "fastopen_no_cookie",
 };
 
@@ -415,10 +430,11 @@ static void append_attrs(char *buf, size_t size, const struct ibh_route *r)
 			bool locked = (r->metrics_set & 2u) && (r->metric_values[1] & (1u << k));
 
 			if (k == IBH_RTAX_CC_ALGO)
-				append(buf, size, " congctl %s%s", locked ? "lock " : "", r->cc_algo);
+				append(buf, size, " congctl %s%s", locked ? "lock " : "",
+				       r->cc_algo);
 			else
-				append(buf, size, " %s %s%u", metric_names[k], locked ? "lock " : "",
-				       r->metric_values[k]);
+				append(buf, size, " %s %s%u", metric_names[k],
+				       locked ? "lock " : "", r->metric_values[k]);
 		}
 	append(buf, size, "%s%s", prefs[r->pref & 3], r->flags & RTNH_F_ONLINK ? " onlink" : "");
 }
@@ -505,8 +521,8 @@ void route_text_deleted(char *buf, size_t size, const struct ibh_route *r, const
 
 /* lengths the kernel guarantees, checked anyway: a parser must not trust its input */
 static const uint8_t route_minlen[RTA_MAX + 1] = {
-	[RTA_TABLE] = 4, [RTA_OIF] = 4,	    [RTA_PRIORITY] = 4,
-	[RTA_PREF] = 1,	 [RTA_EXPIRES] = 4, [RTA_CACHEINFO] = sizeof(struct rta_cacheinfo),
+	[RTA_TABLE] = 4,   [RTA_OIF] = 4,     [RTA_PRIORITY] = 4,
+	[RTA_PREF] = 1,	   [RTA_EXPIRES] = 4, [RTA_CACHEINFO] = sizeof(struct rta_cacheinfo),
 	[RTA_GATEWAY] = 4,
 };
 
@@ -532,10 +548,12 @@ static void parse_multipath(const struct nlattr *mp, struct ibh_route *r)
 			h->oif = nh->rtnh_ifindex;
 			h->weight = nh->rtnh_hops;
 			h->flags = nh->rtnh_flags & RTNH_F_ONLINK;
-			for (; rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem;
+			for (; rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
+			       a->nla_len <= rem;
 			     rem -= NLA_ALIGN(a->nla_len),
 			     a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len))) {
-				if (attr_type(a) == RTA_GATEWAY && (attr_len(a) == 4 || attr_len(a) == 16))
+				if (attr_type(a) == RTA_GATEWAY &&
+				    (attr_len(a) == 4 || attr_len(a) == 16))
 					attr_ip(&h->gw, attr_len(a) == 4 ? AF_INET : AF_INET6,
 						attr_len(a) == 4 ? 32 : 128, a);
 				else

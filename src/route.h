@@ -26,7 +26,7 @@ struct ibh_nexthop {
 
 #define IBH_ROUTE_HOPS 8
 /* RTAX_FASTOPEN_NO_COOKIE, the last route metric kernels from 4.15 know */
-#define IBH_RTAX_MAX 17
+#define IBH_RTAX_MAX	 17
 #define IBH_RTAX_CC_ALGO 16
 
 struct ibh_route {

@@ -341,30 +341,39 @@ static void test_copy_round_trip(void **state)
 	r.dst = (struct ibh_ip){ .family = AF_INET, .len = 16, .a = { 10, 20 } };
 	r.metric_values[RTAX_MTU] = 1400;
 	r.metric_values[RTAX_ADVMSS] = 1360;
-	r.hops[0] = (struct ibh_nexthop){ .gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 0 } },
-					  .oif = 4,
-					  .weight = 2 };
-	r.hops[1] = (struct ibh_nexthop){ .gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 8 } },
-					  .oif = 4,
-					  .flags = RTNH_F_ONLINK };
+	r.hops[0] = (struct ibh_nexthop){
+		.gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 0 } }, .oif = 4, .weight = 2
+	};
+	r.hops[1] =
+		(struct ibh_nexthop){ .gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 8 } },
+				      .oif = 4,
+				      .flags = RTNH_F_ONLINK };
 	route_to_msg(&m, &r, true);
 	assert_false(m.overflow);
 	assert_int_equal(netlink_parse_route(msg_nlh(&m), msg_nlh(&m)->nlmsg_len, &back), 0);
 	assert_true(route_equal(&r, &back));
 	assert_false(back.extra);
 	route_to_record(line, sizeof(line), &r, false);
-	assert_string_equal(line, "10.20.0.0/16 4 1004 - 101 0 2 1 hop 10.1.0.0 4 2 0 hop 10.1.0.8 4 0 4 "
-				  "tos 16 metric 2 1400 metric 8 1360 cc reno");
+	assert_string_equal(line,
+			    "10.20.0.0/16 4 1004 - 101 0 2 1 hop 10.1.0.0 4 2 0 hop 10.1.0.8 4 0 4 "
+			    "tos 16 metric 2 1400 metric 8 1360 cc reno");
 	assert_int_equal(route_from_record(line, &rec, false), 0);
 	assert_true(route_equal(&r, &rec));
 	/* one word off: no record entry */
-	assert_int_equal(route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 metric 99 1", &rec, false),
+	assert_int_equal(
+		route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 metric 99 1", &rec, false),
+		-EINVAL);
+	assert_int_equal(route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 via", &rec, false),
 			 -EINVAL);
-	assert_int_equal(route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 via", &rec, false), -EINVAL);
 	/* a plain IPv6 copy with a link-local gateway and a preference */
 	memset(&r, 0, sizeof(r));
-	r = (struct ibh_route){ .table = 1004, .metric = 1024, .protocol = RTPROT_KERNEL,
-				.type = RTN_UNICAST, .gateway = true, .oif = 4, .pref = 1 };
+	r = (struct ibh_route){ .table = 1004,
+				.metric = 1024,
+				.protocol = RTPROT_KERNEL,
+				.type = RTN_UNICAST,
+				.gateway = true,
+				.oif = 4,
+				.pref = 1 };
 	r.dst.family = AF_INET6;
 	r.gw = (struct ibh_ip){ .family = AF_INET6, .len = 128, .a = { 0xfe, 0x80, [15] = 1 } };
 	route_to_msg(&m, &r, true);

@@ -757,7 +757,10 @@ static struct ibh_route gw_route(const char *dst, unsigned int len, const char *
 
 	r.dst = ip(dst, len);
 	r.gw = ip(gw, strchr(gw, ':') ? 128 : 32);
-	snprintf(r.oif_name, sizeof(r.oif_name), "%s", oif == IB1 ? "ib1" : oif == IB0 ? "ib0" : "");
+	snprintf(r.oif_name, sizeof(r.oif_name), "%s",
+		 oif == IB1   ? "ib1"
+		 : oif == IB0 ? "ib0"
+			      : "");
 	return r;
 }
 
@@ -820,9 +823,12 @@ static void test_rails_copies(void **state)
 	f->o.n_main_via = n;
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1400 table 1004\n"
-		"ip -6 route append ::/0 via fe80::1 dev ib1 proto kernel metric 1024 pref high table 1004\n"
-		"ip route append 10.20.0.0/16 proto kernel table 1004 nexthop via 10.1.0.0 dev ib1 weight 3 "
+		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1400 "
+		"table 1004\n"
+		"ip -6 route append ::/0 via fe80::1 dev ib1 proto kernel metric 1024 pref high "
+		"table 1004\n"
+		"ip route append 10.20.0.0/16 proto kernel table 1004 nexthop via 10.1.0.0 dev ib1 "
+		"weight 3 "
 		"nexthop via 10.1.0.8 dev ib1 weight 1 onlink\n"
 		"ip route append 10.21.0.0/16 via 10.1.0.0 dev ib1 proto kernel table 1004\n"
 		"ip neigh flush dev ib1\n");
@@ -860,31 +866,34 @@ static void test_rails_copies_follow_main(void **state)
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
 		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
-		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1300 table 1004\n"
+		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1300 "
+		"table 1004\n"
 		"ip neigh flush dev ib1\n");
 
 	/* the original left main: its copy goes */
 	f->o.n_main_via = 0;
-	assert_string_equal(dump(f, IBH_ACTION_APPLY),
-			    "ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
-			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
+		"ip neigh flush dev ib1\n");
 
 	/* a user's route that took the copy's place (another pref, an mtu) is theirs */
 	f->o.n_main_via = 1;
 	f->routes[1].metrics_set = 1u << RTAX_MTU;
 	f->routes[1].metric_values[RTAX_MTU] = 9000;
-	assert_string_equal(
-		dump(f, IBH_ACTION_APPLY),
-		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1300 table 1004\n"
-		"ip neigh flush dev ib1\n");
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric "
+			    "101 mtu 1300 table 1004\n"
+			    "ip neigh flush dev ib1\n");
 
 	/* remove takes the copy back, and only it */
 	f->routes[1] = copy;
-	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
-			    "ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
-			    "ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
-			    "ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
-			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
+		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
+		"ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
 }
 
 /* the user's routes next to the copies stay; one the kernel would merge with a copy refuses */
@@ -899,15 +908,17 @@ static void test_rails_foreign_neighbours(void **state)
 	/* the same destination with another metric, and a gateway route of the user's */
 	f->routes[f->o.n_routes++] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, T1, 5);
 	f->routes[f->o.n_routes++] = gw_route("10.30.0.0", 16, "10.1.0.0", IB1, T1, 7);
-	assert_string_equal(
-		dump(f, IBH_ACTION_APPLY),
-		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
-		"ip -6 route append fd00::/16 via fe80::1 dev ib1 proto kernel metric 300 table 1004\n"
-		"ip neigh flush dev ib1\n");
-	assert_string_equal(dump(f, IBH_ACTION_REMOVE),
-			    "ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
-			    "ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric "
+			    "101 table 1004\n"
+			    "ip -6 route append fd00::/16 via fe80::1 dev ib1 proto kernel metric "
+			    "300 table 1004\n"
 			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
+		"ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
 	/* IPv6: a gateway route of the same prefix and metric would take the copy as its sibling */
 	f->routes[f->o.n_routes++] = gw_route("fd00::", 16, "fe80::2", IB1, T1, 300);
 	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
@@ -932,7 +943,8 @@ static void test_rails_one_subnet(void **state)
 	f->o.n_main_via = 4;
 	assert_string_equal(
 		dump(f, IBH_ACTION_APPLY),
-		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 table 1004\n"
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"table 1004\n"
 		"ip route append 0.0.0.0/0 via 172.16.0.254 dev ib1 proto kernel table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
@@ -941,8 +953,9 @@ static void test_rails_one_subnet(void **state)
 	/* a gateway route of ib1's own: only main's routes through ib1 */
 	f->main_via[4] = gw_route("10.7.0.0", 16, "172.16.0.9", IB1, RT_TABLE_MAIN, 0);
 	f->o.n_main_via = 5;
-	assert_non_null(strstr(dump(f, IBH_ACTION_APPLY),
-			       "ip route append 10.7.0.0/16 via 172.16.0.9 dev ib1 proto kernel table 1004\n"));
+	assert_non_null(strstr(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route append 10.7.0.0/16 via 172.16.0.9 dev ib1 proto kernel table 1004\n"));
 	assert_null(strstr(format(f), "0.0.0.0/0"));
 }
 
@@ -961,13 +974,15 @@ static void test_rails_configured_gateway(void **state)
 		dump(f, IBH_ACTION_APPLY),
 		"ip -6 route append fd00:1::/64 dev ib1 proto kernel metric 1024 table 1004\n"
 		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel table 1004\n"
-		"ip -6 route append ::/0 via fd00:1::1 dev ib1 proto kernel metric 1024 table 1004\n"
+		"ip -6 route append ::/0 via fd00:1::1 dev ib1 proto kernel metric 1024 table "
+		"1004\n"
 		"ip -6 rule add from fd00:1::2 lookup 1004 priority 1000 protocol kernel\n"
 		"ip neigh flush dev ib1\n");
 	/* main's default through the port wins over the configured one */
 	f->main_via[0] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, RT_TABLE_MAIN, 100);
 	f->o.n_main_via = 1;
-	assert_null(strstr(dump(f, IBH_ACTION_APPLY), "0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel table"));
+	assert_null(strstr(dump(f, IBH_ACTION_APPLY),
+			   "0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel table"));
 	/* peer on an address that is no /31 and has no peer: no IPv4 default */
 	f->addrs[0].ip = ip("10.1.0.1", 24);
 	f->o.n_main_via = 0;
