@@ -451,36 +451,72 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 	return 0;
 }
 
-/* main's routes through ifindex, the kernel filtering (>= 4.20), appended to o->main_via */
-static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
+static int push_main_via(struct ibh_observed *o, const struct ibh_route *rt)
 {
-	struct ibh_route *t = NULL, *all;
-	size_t n_t = 0;
-	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+	struct ibh_route *m = realloc(o->main_via, (o->n_main_via + 1) * sizeof(*m));
 
-	if (r < 0)
-		return r;
-	all = realloc(o->main_via, (o->n_main_via + n_t + 1) * sizeof(*all));
-	if (!all) {
-		free(t);
+	if (!m)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n_t; i++)
-		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
-			all[o->n_main_via++] = t[i];
-	o->main_via = all;
-	free(t);
+	o->main_via = m;
+	m[o->n_main_via++] = *rt;
 	return 0;
 }
 
 /*
- * What T copies of main: the routes through the link; where it has no
- * gateway route of a family (the one-subnet layout, a default through the
- * first port only), those through the other managed links that are up
+ * main's routes through ifindex, appended to o->main_via: the kernel filters
+ * the dump by device (strict checking, >= 4.20), so that only they cross
+ * into ib-hook; before 4.20 it sends all of main, and netlink.c filters
+ */
+static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
+{
+	struct ibh_route *t = NULL;
+	size_t n_t = 0;
+	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+
+	for (size_t i = 0; r >= 0 && i < n_t; i++)
+		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
+			r = push_main_via(o, &t[i]);
+	free(t);
+	return r;
+}
+
+/* main's default route of family through ifindex, if there is one: a lookup, not a dump */
+static int observe_main_default(struct ibh_view *v, int ifindex, uint8_t family,
+				struct ibh_observed *o)
+{
+	/*
+	 * an address only a default route covers, in reserved space: 0.0.0.0 is
+	 * the host itself to the kernel, :: and ff00::/8 are not routed by main
+	 */
+	static const struct ibh_ip far4 = { .family = AF_INET,
+					    .len = 32,
+					    .a = { 255, 255, 255, 254 } };
+	static const struct ibh_ip far6 = { .family = AF_INET6,
+					    .len = 128,
+					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xfe } };
+	struct ibh_route rt;
+	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, ifindex, &rt);
+
+	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
+		return 0;
+	if (r < 0)
+		return r;
+	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || !route_through(&rt, ifindex))
+		return 0;
+	return push_main_via(o, &rt);
+}
+
+/*
+ * What T copies of main: the routes through the link (one dump of main that
+ * the kernel filters by device); where the link has no gateway route of a
+ * family (the one-subnet layout, a default through the first port only),
+ * the default routes of the other managed links that are up (lookups)
  */
 static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
 {
-	bool v4 = false, v6 = false;
+	bool v4 = false, v6 = !v->config->ipv6;
 	int r = observe_main_through(v, link->ifindex, o);
 
 	if (r < 0)
@@ -489,7 +525,7 @@ static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, str
 		v4 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET;
 		v6 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET6;
 	}
-	if (v4 && (v6 || !v->config->ipv6))
+	if (v4 && v6)
 		return 0;
 	if (!v->links_valid && (r = view_load_links(v)) < 0)
 		return r;
@@ -498,8 +534,8 @@ static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, str
 
 		if (l->ifindex == link->ifindex || !l->up || !link_is_managed(v->config, l))
 			continue;
-		r = observe_main_through(v, l->ifindex, o);
-		if (r < 0)
+		if ((!v4 && (r = observe_main_default(v, l->ifindex, AF_INET, o)) < 0) ||
+		    (!v6 && (r = observe_main_default(v, l->ifindex, AF_INET6, o)) < 0))
 			return r;
 	}
 	return 0;
