@@ -113,4 +113,22 @@ for port in ib0 ib1; do
 done
 expect_eq "remove leaves T(ib0) with the user's routes only" "$foreign" "$(t "$t0")"
 expect_eq "  and T(ib1) empty" "" "$(t "$t1" 2>/dev/null)"
+
+# [Gateways]: a port main routes nothing through gets a default through its /31 peer
+ip -n "$m" route del default via 10.1.0.0 dev ib1
+ip -n "$m" route del 10.20.0.0/16
+printf '[Match]\nName=ib0 ib1\n[Gateways]\nib1=peer\n' | conf gw
+main_before=$(mainstate)
+expect_rc "--all with [Gateways] ib1=peer" 0 ibh h --config "$T_DIR/gw.conf" --all
+expect_eq "  T(ib1) gets a default through 10.1.0.0" \
+	"default via 10.1.0.0 dev ib1 proto kernel
+10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1" "$(t "$t1" 2>/dev/null)"
+expect_eq "  main gets nothing" "$main_before" "$(mainstate)"
+printf '[Match]\nName=ib0 ib1\n[Routing]\nGatewayRoutes=no\n' | conf off
+expect_rc "GatewayRoutes=no" 0 ibh h --config "$T_DIR/off.conf" --all
+expect_eq "  takes the copies back: prefix routes only" \
+	"10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1" "$(t "$t1" 2>/dev/null)"
+check "  and T(ib0)'s copies, not the user's routes" \
+	sh -c "! ip -n '$m' route show table $t0 | grep -q 'proto kernel metric 100' &&
+		ip -n '$m' route show table $t0 | grep -q 'metric 7'"
 done_testing
