@@ -9,6 +9,8 @@
 t_require ping
 
 ns_new h
+# an IPv4 test: no IPv6 router solicitations or MLD reports in the counters
+nsx h sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
 ns_new sw
 ns_new gw
 ns_new far
