@@ -480,8 +480,11 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 	return r;
 }
 
-/* main's default route of family through ifindex, if there is one: a lookup, not a dump */
-static int observe_main_default(struct ibh_view *v, int ifindex, uint8_t family,
+/*
+ * main's default route of family, when it leaves through another managed
+ * link with one next hop (the one-subnet layout): a lookup, not a dump
+ */
+static int observe_main_default(struct ibh_view *v, const struct ibh_link *link, uint8_t family,
 				struct ibh_observed *o)
 {
 	/*
@@ -496,14 +499,17 @@ static int observe_main_default(struct ibh_view *v, int ifindex, uint8_t family,
 					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xfe } };
+	struct ibh_link other;
 	struct ibh_route rt;
-	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, ifindex, &rt);
+	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
 
 	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
 		return 0;
 	if (r < 0)
 		return r;
-	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || !route_through(&rt, ifindex))
+	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || rt.n_hops || rt.oif <= 0 ||
+	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
+	    !link_is_managed(v->config, &other))
 		return 0;
 	return push_main_via(o, &rt);
 }
@@ -512,33 +518,22 @@ static int observe_main_default(struct ibh_view *v, int ifindex, uint8_t family,
  * What T copies of main: the routes through the link (one dump of main that
  * the kernel filters by device); where the link has no gateway route of a
  * family (the one-subnet layout, a default through the first port only),
- * the default routes of the other managed links that are up (lookups)
+ * main's default of that family through another managed link (a lookup)
  */
 static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
 {
 	bool v4 = false, v6 = !v->config->ipv6;
 	int r = observe_main_through(v, link->ifindex, o);
 
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < o->n_main_via; i++) {
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
 		v4 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET;
 		v6 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET6;
 	}
-	if (v4 && v6)
-		return 0;
-	if (!v->links_valid && (r = view_load_links(v)) < 0)
-		return r;
-	for (size_t i = 0; i < v->n_links; i++) {
-		const struct ibh_link *l = &v->links[i];
-
-		if (l->ifindex == link->ifindex || !l->up || !link_is_managed(v->config, l))
-			continue;
-		if ((!v4 && (r = observe_main_default(v, l->ifindex, AF_INET, o)) < 0) ||
-		    (!v6 && (r = observe_main_default(v, l->ifindex, AF_INET6, o)) < 0))
-			return r;
-	}
-	return 0;
+	if (r >= 0 && !v4)
+		r = observe_main_default(v, link, AF_INET, o);
+	if (r >= 0 && !v6)
+		r = observe_main_default(v, link, AF_INET6, o);
+	return r;
 }
 
 int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action action, bool status,
