@@ -367,14 +367,15 @@ static void probe_address(const struct ibh_observed *o, const struct ibh_ip *pre
 	}
 }
 
-static int push_main_route(struct ibh_observed *o, const struct ibh_route *rt)
+/* rt appended to the array *v of *n routes */
+static int push_route(struct ibh_route **v, size_t *n, const struct ibh_route *rt)
 {
-	struct ibh_route *m = realloc(o->main_routes, (o->n_main_routes + 1) * sizeof(*m));
+	struct ibh_route *m = realloc(*v, (*n + 1) * sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
-	o->main_routes = m;
-	m[o->n_main_routes++] = *rt;
+	*v = m;
+	m[(*n)++] = *rt;
 	return 0;
 }
 
@@ -394,7 +395,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 		return r;
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
-	return push_main_route(o, &rt);
+	return push_route(&o->main_routes, &o->n_main_routes, &rt);
 }
 
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)
@@ -451,17 +452,6 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 	return 0;
 }
 
-static int push_main_via(struct ibh_observed *o, const struct ibh_route *rt)
-{
-	struct ibh_route *m = realloc(o->main_via, (o->n_main_via + 1) * sizeof(*m));
-
-	if (!m)
-		return -ENOMEM;
-	o->main_via = m;
-	m[o->n_main_via++] = *rt;
-	return 0;
-}
-
 /*
  * main's routes through ifindex, appended to o->main_via: the kernel filters
  * the dump by device (strict checking, >= 4.20), so that only they cross
@@ -475,7 +465,7 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 
 	for (size_t i = 0; r >= 0 && i < n_t; i++)
 		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
-			r = push_main_via(o, &t[i]);
+			r = push_route(&o->main_via, &o->n_main_via, &t[i]);
 	free(t);
 	return r;
 }
@@ -511,7 +501,7 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
 	    !link_is_managed(v->config, &other))
 		return 0;
-	return push_main_via(o, &rt);
+	return push_route(&o->main_via, &o->n_main_via, &rt);
 }
 
 /*
