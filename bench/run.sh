@@ -125,6 +125,42 @@ cat >"$T/applied-one.sh" <<EOF
 $IB_HOOK -c $T/one.conf -i ib1 >/dev/null 2>&1
 EOF
 
+# the same with prefix routes only: what the copies of main's routes cost (a dump of
+# main filtered by device in the kernel, which walks main)
+sed 's/^\[Routing\]$/[Routing]\nGatewayRoutes=no/' "$T/one.conf" >"$T/one-nocopy.conf"
+cat >"$T/applied-one-nocopy.sh" <<EOF
+. $T/reset-one.sh
+$IB_HOOK -c $T/one-nocopy.conf -i ib1 >/dev/null 2>&1
+EOF
+
+# --- routed rails: 8 ports, a /31 each and main's default through each port's
+# gateway (metrics 100-107), as systemd-networkd leaves it (SPEC section 9) ---
+cat >"$T/rails.conf" <<'EOF'
+[Match]
+Name=ib*
+EOF
+ns_rails() {
+	local k
+	ns_new rails8
+	for ((k = 0; k < 8; k++)); do
+		ip -n "${pfx}rails8" link add ib$k type veth peer name rails8p$k netns "${pfx}peer"
+		ip -n "${pfx}peer" link set rails8p$k up
+		ip -n "${pfx}rails8" link set ib$k up
+		ip -n "${pfx}rails8" addr add 10.$k.0.1/31 dev ib$k
+		ip -n "${pfx}rails8" route add default via 10.$k.0.0 dev ib$k proto static metric $((100 + k))
+		echo "echo 0 >/proc/sys/net/ipv4/conf/ib$k/arp_ignore; echo 0 >/proc/sys/net/ipv4/conf/ib$k/arp_announce"
+	done >"$T/rails8-sysctl.sh"
+	# ib-hook's own remove is exact (its record): the untimed reset
+	cat >"$T/reset-rails8.sh" <<EOF
+$IB_HOOK -c $T/rails.conf --all --remove >/dev/null 2>&1
+. $T/rails8-sysctl.sh
+EOF
+	cat >"$T/applied-rails8.sh" <<EOF
+. $T/reset-rails8.sh
+$IB_HOOK -c $T/rails.conf --all >/dev/null 2>&1
+EOF
+}
+
 # --- --all over N interfaces with 2 addresses each (item 4) ----------------
 cat >"$T/all.conf" <<'EOF'
 [Match]
@@ -272,6 +308,8 @@ for n in 2 16 64; do
 	log "creating $n interfaces with 2 addresses each"
 	ns_many "a$n" "$n"
 done
+log "creating 8 rails"
+ns_rails
 for n in 2 16 64; do
 	settle "a$n"
 done
@@ -280,10 +318,15 @@ check_reset a64 "$T/reset-a64.sh" 128 "$IB_HOOK" -c "$T/all.conf" --all
 # the "already applied" preparations must leave ib-hook's state behind
 check_reset a64 "$T/reset-a64.sh" 128 sh "$T/applied-a64.sh"
 check_reset one "$T/reset-one.sh" 1 sh "$T/applied-one.sh"
+check_reset rails8 "$T/reset-rails8.sh" 8 sh "$T/applied-rails8.sh"
+[ "$(ip netns exec "${pfx}rails8" sh -c ". $T/applied-rails8.sh; ip route get 10.1.0.7 from 10.5.0.1" | grep -o 'dev [a-z0-9]*')" = "dev ib5" ] ||
+	die "ib-hook did not route 10.5.0.1 through ib5"
 
 H1="$IB_HOOK -c $T/one.conf -i ib1"
 HA="$IB_HOOK -c $T/all.conf --all"
 S1="$IB_HOOK -c $T/one.conf --status -i ib1"
+H1N="$IB_HOOK -c $T/one-nocopy.conf -i ib1"
+HR="$IB_HOOK -c $T/rails.conf --all"
 {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
 		seed "$R1" "${pfx}one" - "$T/reset-one.sh" "$BASH_BIN $T/seed-one.sh" \
@@ -295,7 +338,11 @@ S1="$IB_HOOK -c $T/one.conf --status -i ib1"
 		fresh_100k "$R3" "${pfx}r100k" - "$T/reset-one.sh" "$H1" \
 		applied_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$H1" \
 		status "$R3" "${pfx}one" - "$T/applied-one.sh" "$S1" \
-		status_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$S1"
+		status_100k "$R3" "${pfx}r100k" - "$T/applied-one.sh" "$S1" \
+		applied_nocopy "$R3" "${pfx}one" - "$T/applied-one-nocopy.sh" "$H1N" \
+		applied_100k_nocopy "$R3" "${pfx}r100k" - "$T/applied-one-nocopy.sh" "$H1N" \
+		rails8_fresh "$R4" "${pfx}rails8" - "$T/reset-rails8.sh" "$HR" \
+		rails8_applied "$R4" "${pfx}rails8" - "$T/applied-rails8.sh" "$HR"
 	if [ "$BIG" = 1000000 ]; then
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
 			fresh_1m "$R3" "${pfx}r1m" - "$T/reset-one.sh" "$H1" \
@@ -361,6 +408,8 @@ END {
 	row("applied", "  0 routes, already applied", "", "")
 	row("applied_100k", "  100 000 routes, already applied", "applied", "of 0 routes")
 	row("applied_1m", "  1 000 000 routes, already applied", "applied", "of 0 routes")
+	row("applied_nocopy", "  0 routes, applied, GatewayRoutes=no", "", "")
+	row("applied_100k_nocopy", "  100 000 routes, applied, GatewayRoutes=no", "applied_nocopy", "of 0 routes")
 	print "3b. --status -i ib1 (already applied) by main table size: fib lookups, no dump of main"
 	row("status", "  0 routes", "", "")
 	row("status_100k", "  100 000 routes", "status", "of 0 routes")
@@ -373,6 +422,9 @@ END {
 	row("all16_applied", "  --all, 16 interfaces, already applied", "applied", "of 1 apply")
 	row("all64_applied", "  --all, 64 interfaces, already applied", "applied", "of 1 apply")
 	row("seed64", "  64 seed script runs (bash + 6 ip each)", "all64_fresh", "of --all 64")
+	print "4b. routed rails: --all, 8 ports, a /31 and a default through its gateway each"
+	row("rails8_fresh", "  --all, 8 rails, fresh (8 prefix routes, 8 copies)", "fresh", "of 1 apply")
+	row("rails8_applied", "  --all, 8 rails, already applied", "applied", "of 1 apply")
 	printf "5. peak RSS (wait4 ru_maxrss; the launcher itself: %s)\n", mib(launcher)
 	maxrss = 0
 	for (k in rss)

@@ -64,6 +64,35 @@ void msg_put_ip(struct ibh_msg *m, uint16_t type, const struct ibh_ip *ip)
 	msg_put(m, type, ip->a, ip_bits(ip->family) / 8);
 }
 
+size_t msg_begin(struct ibh_msg *m, const void *hdr, size_t len)
+{
+	struct nlmsghdr *nlh = msg_nlh(m);
+	size_t at = nlh->nlmsg_len;
+
+	if (at + NLA_ALIGN(len) > sizeof(m->buf)) {
+		m->overflow = true;
+		return 0;
+	}
+	memcpy((char *)m->buf + at, hdr, len);
+	nlh->nlmsg_len = (uint32_t)(at + NLA_ALIGN(len));
+	return at;
+}
+
+void msg_end(struct ibh_msg *m, size_t at)
+{
+	uint16_t len = (uint16_t)(msg_nlh(m)->nlmsg_len - at);
+
+	if (!m->overflow)
+		memcpy((char *)m->buf + at, &len, sizeof(len));
+}
+
+size_t msg_nest_begin(struct ibh_msg *m, uint16_t type)
+{
+	struct nlattr a = { .nla_type = type, .nla_len = NLA_HDRLEN };
+
+	return msg_begin(m, &a, sizeof(a));
+}
+
 const void *msg_header(const struct nlmsghdr *nlh, size_t hdrlen)
 {
 	if (nlh->nlmsg_len < NLMSG_LENGTH(hdrlen))

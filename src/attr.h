@@ -16,7 +16,7 @@
 
 /* a request: a message header, the family header and a few attributes */
 struct ibh_msg {
-	uint32_t buf[128]; /* aligned for the headers */
+	uint32_t buf[256]; /* aligned for the headers; a multipath route with metrics fits */
 	bool overflow;
 };
 
@@ -34,6 +34,14 @@ void msg_put_u32(struct ibh_msg *m, uint16_t type, uint32_t v);
 void msg_put_u8(struct ibh_msg *m, uint16_t type, uint8_t v);
 /* the address's 4 or 16 bytes */
 void msg_put_ip(struct ibh_msg *m, uint16_t type, const struct ibh_ip *ip);
+/*
+ * A nest (RTA_METRICS) or a header with attributes after it (struct
+ * rtnexthop): begin puts hdr and says where it starts, end writes the bytes
+ * since then into its first 16 bits, where both keep their length
+ */
+size_t msg_begin(struct ibh_msg *m, const void *hdr, size_t len);
+void msg_end(struct ibh_msg *m, size_t at);
+size_t msg_nest_begin(struct ibh_msg *m, uint16_t type);
 
 /* the family header of a message that holds one of hdrlen bytes, or NULL */
 const void *msg_header(const struct nlmsghdr *nlh, size_t hdrlen);

@@ -4,6 +4,7 @@
  * (config_parse) is kept apart from file access (config_load_all) so that the unit
  * tests and the fuzzer reach every branch without a file system.
  */
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -57,6 +58,7 @@ void config_defaults(struct ibh_config *c)
 	c->priority = 1000;
 	c->main_route = IBH_MAIN_KEEP;
 	c->ipv6 = true;
+	c->gateway_routes = true;
 	c->sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
 	c->sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
 	c->sysctl[IBH_SYSCTL_RP_FILTER] = IBH_SYSCTL_KEEP;
@@ -76,6 +78,14 @@ uint32_t config_table_of(const struct ibh_config *c, const char *ifname)
 		if (strcmp(c->tables[i].ifname, ifname) == 0)
 			return c->tables[i].table;
 	return 0;
+}
+
+const struct ibh_gateway_entry *config_gateway_of(const struct ibh_config *c, const char *ifname)
+{
+	for (size_t i = 0; i < c->n_gateways; i++)
+		if (strcmp(c->gateways[i].ifname, ifname) == 0)
+			return &c->gateways[i];
+	return NULL;
 }
 
 bool config_table_is_listed(const struct ibh_config *c, uint32_t table)
@@ -220,6 +230,10 @@ static int parse_routing(struct ibh_config *c, unsigned int line, const char *ke
 	} else if (strcmp(key, "IPv6") == 0) {
 		if (parse_bool(value, &c->ipv6) < 0)
 			return fail(err, line, key, "IPv6 '%s' is neither 'yes' nor 'no'", value);
+	} else if (strcmp(key, "GatewayRoutes") == 0) {
+		if (parse_bool(value, &c->gateway_routes) < 0)
+			return fail(err, line, key, "GatewayRoutes '%s' is neither 'yes' nor 'no'",
+				    value);
 	} else
 		return fail(err, line, key, "unknown key '%s' in section [Routing]", key);
 	return 0;
@@ -259,6 +273,50 @@ static int parse_tables(struct ibh_config *c, unsigned int line, const char *key
 		return fail(err, line, key, "too many tables (at most %d)", IBH_MAX_TABLES);
 	snprintf(c->tables[c->n_tables].ifname, IF_NAMESIZE, "%s", key);
 	c->tables[c->n_tables++].table = t;
+	return 0;
+}
+
+static int parse_gateways(struct ibh_config *c, unsigned int line, const char *key, char *value,
+			  struct ibh_config_error *err)
+{
+	struct ibh_gateway_entry g = {};
+	char *save = NULL;
+
+	if (!ifname_valid(key))
+		return fail(err, line, key, "'%s' is not a valid interface name", key);
+	snprintf(g.ifname, sizeof(g.ifname), "%s", key);
+	for (char *w = strtok_r(value, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		struct ibh_ip a = {};
+
+		if (strcmp(w, "peer") == 0) {
+			g.peer = true;
+			continue;
+		}
+		a.family = strchr(w, ':') ? AF_INET6 : AF_INET;
+		a.len = (uint8_t)ip_bits(a.family);
+		if (inet_pton(a.family, w, a.a) != 1)
+			return fail(err, line, key, "gateway '%s' is neither 'peer' nor an address",
+				    w);
+		for (size_t i = 0; i < g.n_gw; i++)
+			if (g.gw[i].family == a.family)
+				return fail(err, line, key, "two IPv%c gateways for '%s'",
+					    a.family == AF_INET ? '4' : '6', key);
+		g.gw[g.n_gw++] = a;
+	}
+	if (!g.peer && !g.n_gw)
+		return fail(err, line, key, "no gateway for '%s': 'peer' or an address", key);
+	/* a drop-in gives an interface of an earlier file another gateway */
+	for (size_t i = 0; i < c->n_gateways; i++) {
+		if (strcmp(c->gateways[i].ifname, key) != 0)
+			continue;
+		if (i >= c->n_gateways_earlier)
+			return fail(err, line, key, "interface '%s' already has a gateway", key);
+		c->gateways[i] = g;
+		return 0;
+	}
+	if (c->n_gateways >= IBH_MAX_TABLES)
+		return fail(err, line, key, "too many gateways (at most %d)", IBH_MAX_TABLES);
+	c->gateways[c->n_gateways++] = g;
 	return 0;
 }
 
@@ -334,9 +392,10 @@ static int parse_section(const char *name, section_parser *ret)
 		const char *name;
 		section_parser parse;
 	} sections[] = {
-		{ "Match", parse_match },   { "Routing", parse_routing },
-		{ "Tables", parse_tables }, { "Sysctl", parse_sysctl },
-		{ "Hooks", parse_hooks },   { "IPoIB", parse_ipoib },
+		{ "Match", parse_match },	{ "Routing", parse_routing },
+		{ "Tables", parse_tables },	{ "Sysctl", parse_sysctl },
+		{ "Hooks", parse_hooks },	{ "IPoIB", parse_ipoib },
+		{ "Gateways", parse_gateways },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
@@ -402,6 +461,7 @@ int config_parse_over(struct ibh_config *c, const char *text, size_t size,
 	size_t pos = 0;
 
 	parsed.n_tables_earlier = parsed.n_tables;
+	parsed.n_gateways_earlier = parsed.n_gateways;
 	while (pos < size) {
 		const char *nl = memchr(text + pos, '\n', size - pos);
 		size_t n = nl ? (size_t)(nl - (text + pos)) : size - pos;

@@ -23,6 +23,14 @@ struct ibh_table_entry {
 	uint32_t table;
 };
 
+/* [Gateways]: a gateway T(X) gets a default through, for a port main routes nothing through */
+struct ibh_gateway_entry {
+	char ifname[IF_NAMESIZE];
+	bool peer;	     /* the other address of a /31 or /127, or a peer address */
+	struct ibh_ip gw[2]; /* addresses, at most one of each family */
+	size_t n_gw;
+};
+
 struct ibh_config {
 	char globs[IBH_MAX_GLOBS][IBH_MAX_GLOB_LEN];
 	size_t n_globs;
@@ -39,6 +47,11 @@ struct ibh_config {
 	uint32_t ipoib_mtu;
 	/* [Tables] entries before this index come from an earlier file: a later one may override */
 	size_t n_tables_earlier;
+	/* GatewayRoutes=: T(X) copies main's routes through X (routed rails) */
+	bool gateway_routes;
+	struct ibh_gateway_entry gateways[IBH_MAX_TABLES];
+	size_t n_gateways;
+	size_t n_gateways_earlier;
 };
 
 struct ibh_config_error {
@@ -69,6 +82,8 @@ int config_load_all(struct ibh_config *c, const char *path, const char *dropin_d
 
 void config_error_format(const struct ibh_config_error *err, int r, char *buf, size_t size);
 
+/* [Gateways] entry of ifname, or NULL */
+const struct ibh_gateway_entry *config_gateway_of(const struct ibh_config *c, const char *ifname);
 /* [Tables] entry of ifname, or 0 */
 uint32_t config_table_of(const struct ibh_config *c, const char *ifname);
 bool config_table_is_listed(const struct ibh_config *c, uint32_t table);

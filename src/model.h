@@ -124,6 +124,14 @@ struct ibh_observed {
 	bool main_known;
 	struct ibh_route *main_routes;
 	size_t n_main_routes;
+	/*
+	 * GatewayRoutes=yes: main's unicast routes through the link, and for a
+	 * family the link has no gateway route of, those through the other
+	 * managed links (their gateway may lie in the link's prefix): what T
+	 * copies (filtered dumps of main, by device)
+	 */
+	struct ibh_route *main_via;
+	size_t n_main_via;
 	const struct ibh_record *record;
 
 	int sysctl[IBH_SYSCTL_MAX];	/* conf/X, or IBH_SYSCTL_UNKNOWN */

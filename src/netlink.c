@@ -520,7 +520,7 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 	    (rtm->rtm_flags & RTM_F_CLONED) || route_from_msg(nlh, &rt) < 0)
 		return 0;
 	/* without strict checking (< 4.20) the kernel sent everything */
-	if (rt.table != d->table || (d->oif && rt.oif != d->oif))
+	if (rt.table != d->table || (d->oif && !route_through(&rt, d->oif)))
 		return 0;
 	route = vec_push(&d->v);
 	if (!route)
@@ -881,7 +881,11 @@ static int on_event(struct nl_msg *msg, void *arg)
 				break; /* the kernel's own, for local addresses: the address event says it */
 			if (rt.oif > 0)
 				mark(ev, rt.oif);
-			else
+			/*
+			 * a gateway route of main may be copied into the table of
+			 * another port whose prefix holds its gateway (GatewayRoutes=)
+			 */
+			if (rt.oif <= 0 || (rt.table == RT_TABLE_MAIN && rt.gateway))
 				ev->tables_changed = true;
 		}
 		break;

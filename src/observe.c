@@ -367,14 +367,15 @@ static void probe_address(const struct ibh_observed *o, const struct ibh_ip *pre
 	}
 }
 
-static int push_main_route(struct ibh_observed *o, const struct ibh_route *rt)
+/* rt appended to the array *v of *n routes */
+static int push_route(struct ibh_route **v, size_t *n, const struct ibh_route *rt)
 {
-	struct ibh_route *m = realloc(o->main_routes, (o->n_main_routes + 1) * sizeof(*m));
+	struct ibh_route *m = realloc(*v, (*n + 1) * sizeof(*m));
 
 	if (!m)
 		return -ENOMEM;
-	o->main_routes = m;
-	m[o->n_main_routes++] = *rt;
+	*v = m;
+	m[(*n)++] = *rt;
 	return 0;
 }
 
@@ -394,7 +395,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 		return r;
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
-	return push_main_route(o, &rt);
+	return push_route(&o->main_routes, &o->n_main_routes, &rt);
 }
 
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)
@@ -451,6 +452,80 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 	return 0;
 }
 
+/*
+ * main's routes through ifindex, appended to o->main_via: the kernel filters
+ * the dump by device (strict checking, >= 4.20), so that only they cross
+ * into ib-hook; before 4.20 it sends all of main, and netlink.c filters
+ */
+static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
+{
+	struct ibh_route *t = NULL;
+	size_t n_t = 0;
+	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+
+	for (size_t i = 0; r >= 0 && i < n_t; i++)
+		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
+			r = push_route(&o->main_via, &o->n_main_via, &t[i]);
+	free(t);
+	return r;
+}
+
+/*
+ * main's default route of family, when it leaves through another managed
+ * link with one next hop (the one-subnet layout): a lookup, not a dump
+ */
+static int observe_main_default(struct ibh_view *v, const struct ibh_link *link, uint8_t family,
+				struct ibh_observed *o)
+{
+	/*
+	 * an address only a default route covers, in reserved space: 0.0.0.0 is
+	 * the host itself to the kernel, :: and ff00::/8 are not routed by main
+	 */
+	static const struct ibh_ip far4 = { .family = AF_INET,
+					    .len = 32,
+					    .a = { 255, 255, 255, 254 } };
+	static const struct ibh_ip far6 = { .family = AF_INET6,
+					    .len = 128,
+					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xfe } };
+	struct ibh_link other;
+	struct ibh_route rt;
+	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
+
+	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
+		return 0;
+	if (r < 0)
+		return r;
+	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || rt.n_hops || rt.oif <= 0 ||
+	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
+	    !link_is_managed(v->config, &other))
+		return 0;
+	return push_route(&o->main_via, &o->n_main_via, &rt);
+}
+
+/*
+ * What T copies of main: the routes through the link (one dump of main that
+ * the kernel filters by device); where the link has no gateway route of a
+ * family (the one-subnet layout, a default through the first port only),
+ * main's default of that family through another managed link (a lookup)
+ */
+static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
+{
+	bool v4 = false, v6 = !v->config->ipv6;
+	int r = observe_main_through(v, link->ifindex, o);
+
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
+		v4 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET;
+		v6 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET6;
+	}
+	if (r >= 0 && !v4)
+		r = observe_main_default(v, link, AF_INET, o);
+	if (r >= 0 && !v6)
+		r = observe_main_default(v, link, AF_INET6, o);
+	return r;
+}
+
 int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action action, bool status,
 	    struct ibh_observed *o)
 {
@@ -485,6 +560,11 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 
 		if (rt->oif > 0 && view_link_by_index(v, rt->oif, &other) == 0)
 			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
+	}
+	if (c->gateway_routes && action == IBH_ACTION_APPLY && o->table) {
+		r = observe_main_via(v, link, o);
+		if (r < 0)
+			goto cleanup;
 	}
 	if (status || c->main_route == IBH_MAIN_DELETE || action == IBH_ACTION_REMOVE) {
 		for (size_t i = 0; i < o->n_addrs; i++) {

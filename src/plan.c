@@ -215,6 +215,139 @@ static const struct ibh_route *table_delete_hit(const struct ibh_observed *o, si
 	return NULL;
 }
 
+/* gw lies in one of the prefixes of o's managed addresses */
+static bool gateway_in_prefix(const struct ibh_config *c, const struct ibh_observed *o,
+			      const struct ibh_ip *gw)
+{
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		struct ibh_ip prefix, g = *gw;
+
+		if (!plan_address_managed(c, &o->addrs[i].ip) ||
+		    gw->family != o->addrs[i].ip.family)
+			continue;
+		plan_addr_prefix(&o->addrs[i], &prefix);
+		g.len = prefix.len;
+		ip_prefix(&g, &g);
+		if (ip_equal(&g, &prefix))
+			return true;
+	}
+	return false;
+}
+
+/* [Gateways] peer: the other address of o's first /31 (/127) or point-to-point address of family */
+static bool peer_gateway(const struct ibh_config *c, const struct ibh_observed *o, uint8_t family,
+			 struct ibh_ip *ret)
+{
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		const struct ibh_addr *a = &o->addrs[i];
+
+		if (!plan_address_managed(c, &a->ip) || a->ip.family != family)
+			continue;
+		if (a->peer.family) {
+			*ret = a->peer;
+		} else if (a->ip.len == ip_bits(family) - 1) {
+			*ret = a->ip;
+			ret->a[ip_bits(family) / 8 - 1] ^= 1;
+		} else {
+			continue;
+		}
+		ret->len = (uint8_t)ip_bits(family);
+		return true;
+	}
+	return false;
+}
+
+static int push_copy(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *r)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (route_equal(&(*v)[i], r))
+			return 0;
+	if (array_grow(v, cap, *n, sizeof(*r), 8) < 0)
+		return -ENOMEM;
+	(*v)[(*n)++] = *r;
+	return 0;
+}
+
+int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_route **ret,
+		size_t *n_ret)
+{
+	const struct ibh_gateway_entry *g = config_gateway_of(c, o->link.name);
+	struct ibh_route *v = NULL, copy;
+	size_t n = 0, cap = 0;
+	bool own[2] = { false, false }, dflt[2] = { false, false };
+	int r = 0;
+
+	*ret = NULL;
+	*n_ret = 0;
+	if (!c->gateway_routes)
+		return 0;
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
+		const struct ibh_route *m = &o->main_via[i];
+
+		if (m->dst.family == AF_INET6 && !c->ipv6)
+			continue;
+		if (route_copy(m, o->link.ifindex, o->link.name, o->table, &copy)) {
+			own[copy.dst.family == AF_INET6] |= copy.gateway;
+			r = push_copy(&v, &n, &cap, &copy);
+		}
+	}
+	/* the one-subnet layout: a gateway of another port's route that this port reaches too */
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
+		struct ibh_route m = o->main_via[i];
+
+		if (m.oif == o->link.ifindex || m.n_hops || !m.gw.family ||
+		    own[m.dst.family == AF_INET6] || (m.dst.family == AF_INET6 && !c->ipv6) ||
+		    (m.gw.family == AF_INET6 && IPV6_LINK_LOCAL(m.gw.a)) ||
+		    !gateway_in_prefix(c, o, &m.gw))
+			continue;
+		m.oif = o->link.ifindex;
+		if (route_copy(&m, o->link.ifindex, o->link.name, o->table, &copy))
+			r = push_copy(&v, &n, &cap, &copy);
+	}
+	for (size_t i = 0; i < n; i++)
+		dflt[v[i].dst.family == AF_INET6] |= v[i].dst.len == 0;
+	/* a gateway named in the configuration, where main routes nothing through the port */
+	for (int f = 0; r >= 0 && g && f < 2; f++) {
+		uint8_t family = f ? AF_INET6 : AF_INET;
+		struct ibh_ip gw = {};
+
+		if (dflt[f] || (f && !c->ipv6))
+			continue;
+		for (size_t k = 0; k < g->n_gw; k++)
+			if (g->gw[k].family == family)
+				gw = g->gw[k];
+		if (!gw.family && !(g->peer && peer_gateway(c, o, family, &gw)))
+			continue;
+		memset(&copy, 0, sizeof(copy));
+		copy.dst.family = family;
+		copy.gw = gw;
+		copy.gateway = true;
+		copy.oif = o->link.ifindex;
+		copy.table = o->table;
+		copy.protocol = RTPROT_KERNEL;
+		copy.type = RTN_UNICAST;
+		copy.scope = RT_SCOPE_UNIVERSE;
+		copy.metric = f ? 1024 : 0;
+		snprintf(copy.oif_name, sizeof(copy.oif_name), "%s", o->link.name);
+		r = push_copy(&v, &n, &cap, &copy);
+	}
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*n_ret = n;
+	return 0;
+}
+
+static bool is_copy(const struct ibh_route *copies, size_t n, const struct ibh_route *have)
+{
+	for (size_t i = 0; i < n; i++)
+		if (route_equal(&copies[i], have))
+			return true;
+	return false;
+}
+
 static bool table_route_wanted(const struct ibh_config *c, const struct ibh_observed *o,
 			       const struct ibh_route *have)
 {
@@ -256,6 +389,11 @@ static const struct ibh_route *table_add_hit(const struct ibh_observed *o,
 	return NULL;
 }
 
+bool plan_table_holds(const struct ibh_observed *o, const struct ibh_route *r)
+{
+	return route_index(o, r) >= 0;
+}
+
 bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 {
 	struct ibh_route want;
@@ -264,12 +402,31 @@ bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 	return route_index(o, &want) >= 0;
 }
 
+static int plan_table_routes(const struct ibh_config *c, const struct ibh_observed *o,
+			     enum ibh_action action, const struct ibh_route *copies,
+			     size_t n_copies, struct ibh_plan *p);
+
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		       enum ibh_action action, struct ibh_plan *p)
 {
+	struct ibh_route *copies = NULL;
+	size_t n_copies = 0;
+	int r;
+
+	if (action == IBH_ACTION_APPLY && (r = plan_copies(c, o, &copies, &n_copies)) < 0)
+		return r;
+	r = plan_table_routes(c, o, action, copies, n_copies, p);
+	free(copies);
+	return r;
+}
+
+static int plan_table_routes(const struct ibh_config *c, const struct ibh_observed *o,
+			     enum ibh_action action, const struct ibh_route *copies,
+			     size_t n_copies, struct ibh_plan *p)
+{
 	const char *x = o->link.name;
 	struct ibh_route want;
-	char buf[160];
+	char buf[320];
 	int r;
 
 	for (size_t i = 0; i < o->n_routes; i++) {
@@ -289,8 +446,9 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 					o->table, route_format(buf, sizeof(buf), have));
 			continue;
 		}
-		if (owner && owner->leftover && action == IBH_ACTION_APPLY &&
-		    table_route_wanted(c, o, have)) {
+		bool wanted = table_route_wanted(c, o, have) || is_copy(copies, n_copies, have);
+
+		if (owner && owner->leftover && action == IBH_ACTION_APPLY && wanted) {
 			/* deleting it as a leftover would leave the link without it */
 			r = push_route(p, IBH_OP_TRANSFER, IBH_REC_ROUTE, have, x, o->link.ifindex);
 			if (r < 0)
@@ -299,7 +457,7 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		}
 		if (owner && (owner->leftover || !rec_is_for(owner, &o->link)))
 			continue; /* the leftovers' plan, or another link's */
-		if (action == IBH_ACTION_APPLY && table_route_wanted(c, o, have)) {
+		if (action == IBH_ACTION_APPLY && wanted) {
 			if (adopt && (r = push_route(p, IBH_OP_ADOPT, IBH_REC_ROUTE, have, x,
 						     o->link.ifindex)) < 0)
 				return r;
@@ -346,6 +504,23 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 				      route_format(buf, 96, hit), o->table,
 				      ip_to_string(&want.dst, buf + 96, sizeof(buf) - 96, true));
 		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);
+		if (r < 0)
+			return r;
+	}
+	/* after the prefix routes: the kernel looks a gateway up in T when it adds a route */
+	for (size_t i = 0; i < n_copies; i++) {
+		const struct ibh_route *hit;
+
+		if (route_index(o, &copies[i]) >= 0)
+			continue;
+		hit = table_add_hit(o, &copies[i]);
+		if (hit)
+			return refuse(p, -EEXIST,
+				      "route %s in table %u, which ib-hook did not install, makes "
+				      "the kernel refuse ib-hook's copy of main's route %s",
+				      route_format(buf, 160, hit), o->table,
+				      route_format(buf + 160, sizeof(buf) - 160, &copies[i]));
+		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &copies[i], x, o->link.ifindex);
 		if (r < 0)
 			return r;
 	}
@@ -795,5 +970,6 @@ void observed_clear(struct ibh_observed *o)
 	free(o->rules);
 	free(o->routes);
 	free(o->main_routes);
+	free(o->main_via);
 	memset(o, 0, sizeof(*o));
 }

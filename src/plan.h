@@ -25,6 +25,8 @@ const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struc
 const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i);
 /* T holds the route apply installs for o->addrs[i]'s prefix, exactly */
 bool plan_table_route_present(const struct ibh_observed *o, size_t i);
+/* T holds r, exactly */
+bool plan_table_holds(const struct ibh_observed *o, const struct ibh_route *r);
 /* main's route for prefix through o->link, whoever made it, or NULL */
 const struct ibh_route *plan_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix);
 /* that route is the one the kernel made for o->addrs[i]: MainRoute=delete's to delete */
@@ -32,6 +34,14 @@ bool plan_main_route_is_kernels(const struct ibh_observed *o, size_t i);
 /* a rule that makes the kernel refuse adding w (EEXIST), or NULL */
 const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const struct ibh_rule *w);
 
+/*
+ * The routes T(X) holds besides X's prefix routes (GatewayRoutes=yes): the
+ * copies of main's routes through X, of another port's gateway routes whose
+ * gateway lies in X's prefix (for a family main routes nothing through X),
+ * and [Gateways]' default; *ret to be freed
+ */
+int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_route **ret,
+		size_t *n_ret);
 /*
  * What apply (or remove) does for o->link: ownership is the record in
  * o->record, nothing else; entries marked leftover are not this plan's.

@@ -79,7 +79,7 @@ static const char *const kind_names[] = {
 
 void rec_format(char *buf, size_t size, const struct ibh_rec *rec)
 {
-	char fields[256] = "";
+	char fields[1024] = "";
 
 	if (rec->kind == IBH_REC_RULE)
 		rule_to_record(fields, sizeof(fields), &rec->rule);
@@ -242,7 +242,7 @@ static int cmp_line(const void *a, const void *b)
 
 char *record_text(const struct ibh_record *r)
 {
-	char line[512], **lines = calloc(r->n ? r->n : 1, sizeof(*lines)), *text = NULL;
+	char line[1100], **lines = calloc(r->n ? r->n : 1, sizeof(*lines)), *text = NULL;
 	size_t len = strlen(HEADER) + 1;
 
 	if (!lines)

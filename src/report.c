@@ -257,6 +257,35 @@ static const char *main_state(const struct ibh_config *c, const char *state)
 	return strcmp(state, "present") == 0 ? "present (kept)" : "absent";
 }
 
+/* the copies T(X) wants of main's routes (section 9): present or missing */
+static void status_copies(FILE *f, const struct ibh_config *c, const struct ibh_observed *o,
+			  bool json)
+{
+	struct ibh_route *copies = NULL;
+	size_t n = 0;
+	char text[512];
+
+	if (plan_copies(c, o, &copies, &n) < 0)
+		n = 0;
+	if (json)
+		fprintf(f, ",\"copies\":[");
+	for (size_t i = 0; i < n; i++) {
+		const char *state = plan_table_holds(o, &copies[i]) ? "ok" : "missing";
+
+		route_format(text, sizeof(text), &copies[i]);
+		if (json) {
+			fprintf(f, "%s{\"route\":", i ? "," : "");
+			report_json_string(f, text);
+			fprintf(f, ",\"state\":\"%s\"}", state);
+		} else {
+			fprintf(f, "  copy %s: %s\n", text, state);
+		}
+	}
+	if (json)
+		fputc(']', f);
+	free(copies);
+}
+
 static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			const struct ibh_observed *o, const struct ibh_plan *p, enum ibh_verdict v,
 			bool ipv4)
@@ -284,6 +313,7 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
+	status_copies(f, c, o, false);
 	if (o->link.type == ARPHRD_INFINIBAND && (o->ipoib_mode != IBH_IPOIB_KEEP || o->mtu)) {
 		fprintf(f, "  ipoib: mode %s",
 			o->ipoib_mode != IBH_IPOIB_KEEP ? ipoib_mode_name(o->ipoib_mode)
@@ -360,7 +390,9 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(c, o, i));
 		first = false;
 	}
-	fprintf(f, "],\"sysctl\":{");
+	fputc(']', f);
+	status_copies(f, c, o, true);
+	fprintf(f, ",\"sysctl\":{");
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
 		int vals[3] = { o->sysctl[k], o->sysctl_all[k], sysctl_effective(o, k) };
 		static const char *const names[3] = { "interface", "all", "effective" };

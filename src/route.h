@@ -16,6 +16,19 @@
 struct ibh_msg;
 struct nlmsghdr;
 
+/* one next hop of a multipath route (RTA_MULTIPATH) */
+struct ibh_nexthop {
+	struct ibh_ip gw; /* family 0: none */
+	int oif;
+	uint8_t weight; /* rtnh_hops: the kernel's weight less one */
+	uint8_t flags;	/* the flags a user sets (onlink) */
+};
+
+#define IBH_ROUTE_HOPS 8
+/* RTAX_FASTOPEN_NO_COOKIE, the last route metric kernels from 4.15 know */
+#define IBH_RTAX_MAX	 17
+#define IBH_RTAX_CC_ALGO 16
+
 struct ibh_route {
 	struct ibh_ip dst;
 	struct ibh_ip src; /* family 0: no preferred source */
@@ -30,8 +43,16 @@ struct ibh_route {
 	bool expires;	/* IPv6: the kernel deletes it when its lifetime ends */
 	uint32_t flags; /* rtm_flags a user sets (onlink, pervasive, prefix), not states */
 	bool gateway;	/* has a gateway or several next hops */
-	/* an attribute ib-hook never sets (metrics, encap, nexthop id, flow...) */
+	/* an attribute ib-hook cannot make (encap, nexthop id, flow, via...) */
 	bool extra;
+	struct ibh_ip gw; /* the gateway of a route with one next hop; family 0: none */
+	/* the next hops of a multipath route: oif is theirs if they share one, else -1 */
+	struct ibh_nexthop hops[IBH_ROUTE_HOPS];
+	uint8_t n_hops;
+	/* RTA_METRICS (mtu, advmss, hoplimit...): metric[RTAX_*] where bit RTAX_* is set */
+	uint32_t metrics_set;
+	uint32_t metric_values[IBH_RTAX_MAX + 1];
+	char cc_algo[16]; /* RTAX_CC_ALGO, a name */
 	char oif_name[IF_NAMESIZE];
 };
 
@@ -42,6 +63,15 @@ struct ibh_route {
  */
 void route_wanted(const struct ibh_ip *prefix, const struct ibh_ip *local, int oif,
 		  const char *oif_name, uint32_t table, struct ibh_route *ret);
+/*
+ * The copy in table of main's route m for the next hops of m through oif,
+ * with protocol kernel (as ib-hook's prefix routes, which networkd leaves
+ * alone) and without m's lifetime (the copy goes when m goes): false when no
+ * next hop of m leaves through oif or m is no unicast route ib-hook can copy
+ * (the kernel's own prefix route, an encap or a nexthop object)
+ */
+bool route_copy(const struct ibh_route *m, int oif, const char *oif_name, uint32_t table,
+		struct ibh_route *ret);
 /* every field the kernel reports: a route that differs in any is another route */
 bool route_equal(const struct ibh_route *a, const struct ibh_route *b);
 /*
@@ -49,6 +79,8 @@ bool route_equal(const struct ibh_route *a, const struct ibh_route *b);
  * main, named by fewer (its metric, scope... are the kernel's)
  */
 bool route_same_key(const struct ibh_route *a, const struct ibh_route *b, bool main);
+/* r leaves through oif: its device, or a next hop's */
+bool route_through(const struct ibh_route *r, int oif);
 /* a route through a device: the kinds that carry packets out of one */
 bool route_has_device(const struct ibh_route *r);
 /* f, before r in its table, is the route the kernel deletes instead of r */

@@ -50,6 +50,10 @@ static void test_every_key(void **state)
 				   "Priority = 500\n"
 				   "MainRoute=delete\n"
 				   "IPv6=no\n"
+				   "GatewayRoutes=no\n"
+				   "[Gateways]\n"
+				   "ib1=peer\n"
+				   "ib2 = 10.200.0.4 fe80::1\n"
 				   "[Tables]\n"
 				   "ib0=941\n"
 				   "ib1 = 942\r\n"
@@ -70,6 +74,14 @@ static void test_every_key(void **state)
 	assert_int_equal(c.priority, 500);
 	assert_int_equal(c.main_route, IBH_MAIN_DELETE);
 	assert_false(c.ipv6);
+	assert_false(c.gateway_routes);
+	assert_int_equal(c.n_gateways, 2);
+	assert_true(config_gateway_of(&c, "ib1")->peer);
+	assert_int_equal(config_gateway_of(&c, "ib1")->n_gw, 0);
+	assert_false(config_gateway_of(&c, "ib2")->peer);
+	assert_int_equal(config_gateway_of(&c, "ib2")->n_gw, 2);
+	assert_int_equal(config_gateway_of(&c, "ib2")->gw[1].family, AF_INET6);
+	assert_null(config_gateway_of(&c, "ib0"));
 	assert_int_equal(c.n_tables, 2);
 	assert_int_equal(config_table_of(&c, "ib0"), 941);
 	assert_int_equal(config_table_of(&c, "ib1"), 942);
@@ -144,6 +156,13 @@ static void test_errors(void **state)
 		{ "[Routing]\nTableBase=99999999999\n", 2, "TableBase", "not a number" },
 		{ "[Routing]\nMainRoute=remove\n", 2, "MainRoute", "neither 'keep' nor 'delete'" },
 		{ "[Routing]\nIPv6=maybe\n", 2, "IPv6", "neither 'yes' nor 'no'" },
+		{ "[Routing]\nGatewayRoutes=copy\n", 2, "GatewayRoutes", "neither 'yes' nor 'no'" },
+		{ "[Gateways]\nib1=gw\n", 2, "ib1",
+		  "gateway 'gw' is neither 'peer' nor an address" },
+		{ "[Gateways]\nib1=10.0.0.1 10.0.0.2\n", 2, "ib1", "two IPv4 gateways" },
+		{ "[Gateways]\nib1=\n", 2, "ib1", "no gateway for 'ib1'" },
+		{ "[Gateways]\nib1=peer\nib1=10.0.0.1\n", 3, "ib1", "already has a gateway" },
+		{ "[Gateways]\nib/1=peer\n", 2, "ib/1", "not a valid interface name" },
 		{ "[Tables]\nib0=254\n", 2, "ib0", "other than 253, 254, 255" },
 		{ "[Tables]\nib0=0\n", 2, "ib0", "from 1 to" },
 		{ "[Tables]\nib0=4294967296\n", 2, "ib0", "from 1 to" },

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "attr.h"
 #include "kernel-abi.h"
 #include "netlink.h"
 #include "plan.h"
@@ -91,9 +92,11 @@ static void test_routes_from_the_kernel(void **state)
 	/* unreachable default: no device */
 	assert_int_equal(r[0].type, RTN_UNREACHABLE);
 	assert_int_equal(r[0].oif, 0);
-	/* metric 50 mtu 1400: a metric ib-hook never sets */
+	/* metric 50 mtu 1400: a route metric, read so that a copy carries it */
 	assert_int_equal(r[1].metric, 50);
-	assert_true(r[1].extra);
+	assert_false(r[1].extra);
+	assert_int_equal(r[1].metrics_set, 1u << RTAX_MTU);
+	assert_int_equal(r[1].metric_values[RTAX_MTU], 1400);
 	/* ib-hook's IPv4 route */
 	assert_int_equal(r[2].protocol, RTPROT_KERNEL);
 	assert_int_equal(r[2].scope, RT_SCOPE_LINK);
@@ -317,6 +320,70 @@ static void test_table_filtered_in_user_space(void **state)
 	assert_int_equal(netlink_parse_table(buf, n - 3, 1005, 0, &routes, &n_routes), -EINVAL);
 }
 
+/* a copied route survives its request and the record: every field, hops and metrics included */
+static void test_copy_round_trip(void **state)
+{
+	struct ibh_route r = { .table = 1004,
+			       .metric = 101,
+			       .protocol = RTPROT_KERNEL,
+			       .type = RTN_UNICAST,
+			       .tos = 0x10,
+			       .gateway = true,
+			       .oif = 4,
+			       .n_hops = 2,
+			       .metrics_set = (1u << RTAX_MTU) | (1u << RTAX_ADVMSS) | (1u << 16),
+			       .cc_algo = "reno" },
+			 back, rec;
+	struct ibh_msg m;
+	char line[1100];
+
+	(void)state;
+	r.dst = (struct ibh_ip){ .family = AF_INET, .len = 16, .a = { 10, 20 } };
+	r.metric_values[RTAX_MTU] = 1400;
+	r.metric_values[RTAX_ADVMSS] = 1360;
+	r.hops[0] = (struct ibh_nexthop){
+		.gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 0 } }, .oif = 4, .weight = 2
+	};
+	r.hops[1] =
+		(struct ibh_nexthop){ .gw = { .family = AF_INET, .len = 32, .a = { 10, 1, 0, 8 } },
+				      .oif = 4,
+				      .flags = RTNH_F_ONLINK };
+	route_to_msg(&m, &r, true);
+	assert_false(m.overflow);
+	assert_int_equal(netlink_parse_route(msg_nlh(&m), msg_nlh(&m)->nlmsg_len, &back), 0);
+	assert_true(route_equal(&r, &back));
+	assert_false(back.extra);
+	route_to_record(line, sizeof(line), &r, false);
+	assert_string_equal(line,
+			    "10.20.0.0/16 4 1004 - 101 0 2 1 hop 10.1.0.0 4 2 0 hop 10.1.0.8 4 0 4 "
+			    "tos 16 metric 2 1400 metric 8 1360 cc reno");
+	assert_int_equal(route_from_record(line, &rec, false), 0);
+	assert_true(route_equal(&r, &rec));
+	/* one word off: no record entry */
+	assert_int_equal(
+		route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 metric 99 1", &rec, false),
+		-EINVAL);
+	assert_int_equal(route_from_record("10.20.0.0/16 4 1004 - 101 0 2 1 via", &rec, false),
+			 -EINVAL);
+	/* a plain IPv6 copy with a link-local gateway and a preference */
+	memset(&r, 0, sizeof(r));
+	r = (struct ibh_route){ .table = 1004,
+				.metric = 1024,
+				.protocol = RTPROT_KERNEL,
+				.type = RTN_UNICAST,
+				.gateway = true,
+				.oif = 4,
+				.pref = 1 };
+	r.dst.family = AF_INET6;
+	r.gw = (struct ibh_ip){ .family = AF_INET6, .len = 128, .a = { 0xfe, 0x80, [15] = 1 } };
+	route_to_msg(&m, &r, true);
+	assert_int_equal(netlink_parse_route(msg_nlh(&m), msg_nlh(&m)->nlmsg_len, &back), 0);
+	assert_true(route_equal(&r, &back));
+	route_to_record(line, sizeof(line), &r, false);
+	assert_int_equal(route_from_record(line, &rec, false), 0);
+	assert_true(route_equal(&r, &rec));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -325,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_rules_without_protocol),
 		cmocka_unit_test(test_table_filtered_in_user_space),
+		cmocka_unit_test(test_copy_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

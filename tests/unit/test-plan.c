@@ -68,6 +68,7 @@ struct fixture {
 	struct ibh_rule rules[12];
 	struct ibh_route routes[6];
 	struct ibh_route main_routes[2];
+	struct ibh_route main_via[8];
 	struct ibh_record record;
 	struct ibh_plan p;
 };
@@ -102,6 +103,7 @@ static int setup(void **state)
 	f.o.routes = f.routes;
 	f.o.main_routes = f.main_routes;
 	f.o.main_known = true;
+	f.o.main_via = f.main_via;
 	f.record.present = true;
 	f.o.record = &f.record;
 	/* ib-hook has run for ib1 before: it adopts nothing */
@@ -739,6 +741,254 @@ static void test_prefix(void **state)
 	assert_string_equal(ip_to_string(&p, buf, sizeof(buf), true), "0.0.0.0/0");
 }
 
+#define IB0 2
+#define IB2 6
+
+/* a route of main (or of table) through oif via gw */
+static struct ibh_route gw_route(const char *dst, unsigned int len, const char *gw, int oif,
+				 uint32_t table, uint32_t metric)
+{
+	struct ibh_route r = { .oif = oif,
+			       .table = table,
+			       .metric = metric,
+			       .protocol = RTPROT_STATIC,
+			       .type = RTN_UNICAST,
+			       .gateway = true };
+
+	r.dst = ip(dst, len);
+	r.gw = ip(gw, strchr(gw, ':') ? 128 : 32);
+	snprintf(r.oif_name, sizeof(r.oif_name), "%s",
+		 oif == IB1   ? "ib1"
+		 : oif == IB0 ? "ib0"
+			      : "");
+	return r;
+}
+
+/* a rail port: ib1 10.1.0.1/31, applied before (its rule and prefix route recorded) */
+static void rail_port(struct fixture *f)
+{
+	struct ibh_route pr;
+	struct ibh_rule rl = rule("10.1.0.1", T1, 1000);
+
+	f->addrs[0].ip = ip("10.1.0.1", 31);
+	pr = route("10.1.0.0", 31, IB1, "10.1.0.1", T1);
+	strcpy(pr.oif_name, "ib1");
+	f->routes[f->o.n_routes++] = pr;
+	remember_route(f, IBH_REC_ROUTE, &pr, "ib1", IB1);
+	f->rules[f->o.n_rules++] = rl;
+	remember_rule(f, &rl, "ib1", IB1);
+	f->o.sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
+	f->o.sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
+}
+
+/* main's gateway routes through ib1 are copied exactly, protocol kernel; others are not */
+static void test_rails_copies(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route *m = f->main_via;
+	size_t n = 0;
+
+	rail_port(f);
+	m[n] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, RT_TABLE_MAIN, 101);
+	m[n].metrics_set = 1u << RTAX_MTU;
+	m[n++].metric_values[RTAX_MTU] = 1400;
+	/* the RA default: its lifetime is main's, the copy goes when it goes */
+	m[n] = gw_route("::", 0, "fe80::1", IB1, RT_TABLE_MAIN, 1024);
+	m[n].protocol = RTPROT_RA;
+	m[n].expires = true;
+	m[n++].pref = 1;
+	/* a multipath route: the hops through ib1 */
+	m[n] = gw_route("10.20.0.0", 16, "10.1.0.0", -1, RT_TABLE_MAIN, 0);
+	m[n].gw.family = 0;
+	m[n].n_hops = 3;
+	m[n].hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0", 32), .oif = IB0 };
+	m[n].hops[1] = (struct ibh_nexthop){ .gw = ip("10.1.0.0", 32), .oif = IB1, .weight = 2 };
+	m[n++].hops[2] = (struct ibh_nexthop){ .gw = ip("10.1.0.8", 32),
+					       .oif = IB1,
+					       .flags = RTNH_F_ONLINK };
+	/* a multipath route with one hop through ib1: a plain route */
+	m[n] = gw_route("10.21.0.0", 16, "10.1.0.0", -1, RT_TABLE_MAIN, 0);
+	m[n].gw.family = 0;
+	m[n].n_hops = 2;
+	m[n].hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0", 32), .oif = IB0 };
+	m[n++].hops[1] = (struct ibh_nexthop){ .gw = ip("10.1.0.0", 32), .oif = IB1, .weight = 4 };
+	/* not copied: the kernel's prefix route, one with an encap, a broadcast route */
+	m[n] = route("10.1.0.0", 31, IB1, "10.1.0.1", RT_TABLE_MAIN);
+	m[n++].protocol = RTPROT_KERNEL;
+	m[n] = gw_route("10.50.0.0", 16, "10.1.0.0", IB1, RT_TABLE_MAIN, 0);
+	m[n++].extra = true;
+	m[n] = route("10.1.0.1", 32, IB1, NULL, RT_TABLE_MAIN);
+	m[n].protocol = RTPROT_BOOT;
+	m[n++].type = RTN_BROADCAST;
+	f->o.n_main_via = n;
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1400 "
+		"table 1004\n"
+		"ip -6 route append ::/0 via fe80::1 dev ib1 proto kernel metric 1024 pref high "
+		"table 1004\n"
+		"ip route append 10.20.0.0/16 proto kernel table 1004 nexthop via 10.1.0.0 dev ib1 "
+		"weight 3 "
+		"nexthop via 10.1.0.8 dev ib1 weight 1 onlink\n"
+		"ip route append 10.21.0.0/16 via 10.1.0.0 dev ib1 proto kernel table 1004\n"
+		"ip neigh flush dev ib1\n");
+	/* the copies are recorded, without main's lifetime, as ib-hook's protocol */
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(f->p.ops[i].kind, IBH_OP_ROUTE_ADD);
+		assert_int_equal(f->p.ops[i].rec.kind, IBH_REC_ROUTE);
+		assert_int_equal(f->p.ops[i].route.protocol, RTPROT_KERNEL);
+		assert_false(f->p.ops[i].route.expires);
+		assert_int_equal(f->p.ops[i].route.oif, IB1);
+	}
+
+	/* GatewayRoutes=no: prefix routes only */
+	f->c.gateway_routes = false;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+}
+
+/* applied copies: nothing to do; main changed: the stale copy goes, the new one comes */
+static void test_rails_copies_follow_main(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route copy;
+
+	rail_port(f);
+	f->main_via[0] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, RT_TABLE_MAIN, 101);
+	f->o.n_main_via = 1;
+	assert_true(route_copy(&f->main_via[0], IB1, "ib1", T1, &copy));
+	f->routes[f->o.n_routes++] = copy;
+	remember_route(f, IBH_REC_ROUTE, &copy, "ib1", IB1);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+
+	/* ip route replace default via 10.1.0.0 dev ib1 metric 101 mtu 1300 */
+	f->main_via[0].metrics_set = 1u << RTAX_MTU;
+	f->main_via[0].metric_values[RTAX_MTU] = 1300;
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
+		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 mtu 1300 "
+		"table 1004\n"
+		"ip neigh flush dev ib1\n");
+
+	/* the original left main: its copy goes */
+	f->o.n_main_via = 0;
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
+		"ip neigh flush dev ib1\n");
+
+	/* a user's route that took the copy's place (another pref, an mtu) is theirs */
+	f->o.n_main_via = 1;
+	f->routes[1].metrics_set = 1u << RTAX_MTU;
+	f->routes[1].metric_values[RTAX_MTU] = 9000;
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric "
+			    "101 mtu 1300 table 1004\n"
+			    "ip neigh flush dev ib1\n");
+
+	/* remove takes the copy back, and only it */
+	f->routes[1] = copy;
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
+		"ip route del 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric 101 table 1004\n"
+		"ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+}
+
+/* the user's routes next to the copies stay; one the kernel would merge with a copy refuses */
+static void test_rails_foreign_neighbours(void **state)
+{
+	struct fixture *f = *state;
+
+	rail_port(f);
+	f->main_via[0] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, RT_TABLE_MAIN, 101);
+	f->main_via[1] = gw_route("fd00::", 16, "fe80::1", IB1, RT_TABLE_MAIN, 300);
+	f->o.n_main_via = 2;
+	/* the same destination with another metric, and a gateway route of the user's */
+	f->routes[f->o.n_routes++] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, T1, 5);
+	f->routes[f->o.n_routes++] = gw_route("10.30.0.0", 16, "10.1.0.0", IB1, T1, 7);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY),
+			    "ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel metric "
+			    "101 table 1004\n"
+			    "ip -6 route append fd00::/16 via fe80::1 dev ib1 proto kernel metric "
+			    "300 table 1004\n"
+			    "ip neigh flush dev ib1\n");
+	assert_string_equal(
+		dump(f, IBH_ACTION_REMOVE),
+		"ip route del 10.1.0.0/31 dev ib1 proto kernel scope link src 10.1.0.1 table 1004\n"
+		"ip rule del from 10.1.0.1 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+	/* IPv6: a gateway route of the same prefix and metric would take the copy as its sibling */
+	f->routes[f->o.n_routes++] = gw_route("fd00::", 16, "fe80::2", IB1, T1, 300);
+	assert_string_equal(dump(f, IBH_ACTION_APPLY), "");
+	assert_int_equal(f->p.refused, -EEXIST);
+	assert_non_null(strstr(f->p.why, "fd00::/16 via fe80::2 dev ib1 proto static metric 300"));
+}
+
+/* the one-subnet layout: main's default through ib0 reaches ib1's prefix too */
+static void test_rails_one_subnet(void **state)
+{
+	struct fixture *f = *state;
+
+	f->main_via[0] = gw_route("0.0.0.0", 0, "172.16.0.254", IB0, RT_TABLE_MAIN, 0);
+	/* not through ib1: a gateway outside its prefix, a link-local one, a multipath route */
+	f->main_via[1] = gw_route("10.9.0.0", 16, "192.168.1.1", IB0, RT_TABLE_MAIN, 0);
+	f->main_via[2] = gw_route("::", 0, "fe80::1", IB0, RT_TABLE_MAIN, 1024);
+	f->main_via[3] = gw_route("10.8.0.0", 16, "172.16.0.1", -1, RT_TABLE_MAIN, 0);
+	f->main_via[3].gw.family = 0;
+	f->main_via[3].n_hops = 2;
+	f->main_via[3].hops[0] = (struct ibh_nexthop){ .gw = ip("172.16.0.1", 32), .oif = IB0 };
+	f->main_via[3].hops[1] = (struct ibh_nexthop){ .gw = ip("172.16.0.2", 32), .oif = IB2 };
+	f->o.n_main_via = 4;
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
+		"table 1004\n"
+		"ip route append 0.0.0.0/0 via 172.16.0.254 dev ib1 proto kernel table 1004\n"
+		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
+		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
+		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
+		"ip neigh flush dev ib1\n");
+	/* a gateway route of ib1's own: only main's routes through ib1 */
+	f->main_via[4] = gw_route("10.7.0.0", 16, "172.16.0.9", IB1, RT_TABLE_MAIN, 0);
+	f->o.n_main_via = 5;
+	assert_non_null(strstr(
+		dump(f, IBH_ACTION_APPLY),
+		"ip route append 10.7.0.0/16 via 172.16.0.9 dev ib1 proto kernel table 1004\n"));
+	assert_null(strstr(format(f), "0.0.0.0/0"));
+}
+
+/* [Gateways]: a default through the named gateway, where main gives none through the port */
+static void test_rails_configured_gateway(void **state)
+{
+	struct fixture *f = *state;
+	static const char conf[] = "[Gateways]\nib1=peer fd00:1::1\n";
+	struct ibh_config_error err;
+
+	rail_port(f);
+	f->addrs[1].ip = ip("fd00:1::2", 64);
+	f->o.n_addrs = 2;
+	assert_int_equal(config_parse(&f->c, conf, sizeof(conf) - 1, &err), 0);
+	assert_string_equal(
+		dump(f, IBH_ACTION_APPLY),
+		"ip -6 route append fd00:1::/64 dev ib1 proto kernel metric 1024 table 1004\n"
+		"ip route append 0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel table 1004\n"
+		"ip -6 route append ::/0 via fd00:1::1 dev ib1 proto kernel metric 1024 table "
+		"1004\n"
+		"ip -6 rule add from fd00:1::2 lookup 1004 priority 1000 protocol kernel\n"
+		"ip neigh flush dev ib1\n");
+	/* main's default through the port wins over the configured one */
+	f->main_via[0] = gw_route("0.0.0.0", 0, "10.1.0.0", IB1, RT_TABLE_MAIN, 100);
+	f->o.n_main_via = 1;
+	assert_null(strstr(dump(f, IBH_ACTION_APPLY),
+			   "0.0.0.0/0 via 10.1.0.0 dev ib1 proto kernel table"));
+	/* peer on an address that is no /31 and has no peer: no IPv4 default */
+	f->addrs[0].ip = ip("10.1.0.1", 24);
+	f->o.n_main_via = 0;
+	assert_null(strstr(dump(f, IBH_ACTION_APPLY), "ip route append 0.0.0.0/0"));
+}
+
 int main(void)
 {
 #define T(t) cmocka_unit_test_setup_teardown(t, setup, teardown)
@@ -770,6 +1020,11 @@ int main(void)
 		T(test_reserved_table),
 		T(test_record_lines),
 		T(test_prefix),
+		T(test_rails_copies),
+		T(test_rails_copies_follow_main),
+		T(test_rails_foreign_neighbours),
+		T(test_rails_one_subnet),
+		T(test_rails_configured_gateway),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A routed rail fabric in namespaces (SPEC section 9): hosts a and b with four
+# ports ib0-ib3 each; port N of each host is a /31 and an IPv6 /64 to the
+# router of rail N (namespace rN); the routers forward, drop by strict
+# rp_filter what arrives on a port their way back does not leave through, and
+# reach the other rails through a spine with static routes.
+#
+#   host a ibN 10.N.0.1/31  fd00:N:a::2/64  --  rN 10.N.0.0/31  fd00:N:a::1/64 fe80::1
+#   host b ibN 10.N.1.1/31  fd00:N:b::2/64  --  rN 10.N.1.0/31  fd00:N:b::1/64 fe80::1
+#   rN s 10.250.N.1/31  fd99:N::1/64  --  spine sN 10.250.N.0/31  fd99:N::2/64
+#
+# Main on the hosts as systemd-networkd leaves it: `default via 10.N.x.0 dev
+# ibN proto static metric 10N` (layout defaults) or a rail aggregate
+# `10.0.0.0/12 via 10.N.x.0 dev ibN proto static metric 10N`, a fabric aggregate
+# per port (layout aggregates), or the route to its own rail only, `10.N.0.0/16
+# via 10.N.x.0 dev ibN proto static` (layout rails-only); and the
+# IPv6 default the host's kernel learns from each router's advertisement
+# (`default via fe80::1 dev ibN proto ra`).
+. "$(dirname "$0")/../lib.sh"
+
+RAILS="0 1 2 3"
+RA_PY="$(dirname "$0")/ra.py"
+
+# addr4 HOST N / addr6 HOST N: the address of host (a or b) on port N
+addr4() {
+	[ "$1" = a ] && echo "10.$2.0.1" || echo "10.$2.1.1"
+}
+addr6() {
+	echo "fd00:$2:$1::2"
+}
+other() {
+	[ "$1" = a ] && echo b || echo a
+}
+gw4() {
+	[ "$1" = a ] && echo "10.$2.0.0" || echo "10.$2.1.0"
+}
+
+# quiet NS: no router solicitations, no DAD, no unsolicited MLD reports on new links
+quiet() {
+	for k in router_solicitations dad_transmits; do
+		nsx "$1" sysctl -qw "net.ipv6.conf.default.$k=0" "net.ipv6.conf.all.$k=0"
+	done
+	nsx "$1" sysctl -qw net.ipv6.conf.default.mldv1_unsolicited_report_interval=0 \
+		net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 \
+		net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+}
+
+router_sysctls() {
+	nsx "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+		net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.default.rp_filter=1
+}
+
+# fabric LAYOUT: the namespaces, links, addresses and routes
+fabric() {
+	layout=$1
+	for h in a b; do
+		ns_new "$h"
+		quiet "$h"
+	done
+	ns_new spine
+	quiet spine
+	router_sysctls spine
+	for rl in $RAILS; do
+		ns_new "r$rl"
+		quiet "r$rl"
+		router_sysctls "r$rl"
+		veth a "ib$rl" "ha" "r$rl"
+		ip -n "$(ns "r$rl")" link set ha down
+		ip -n "$(ns "r$rl")" link set ha name "a$rl" up
+		veth b "ib$rl" "hb" "r$rl"
+		ip -n "$(ns "r$rl")" link set hb down
+		ip -n "$(ns "r$rl")" link set hb name "b$rl" up
+		veth "r$rl" s "s$rl" spine
+		for h in a b; do
+			addr "$h" "ib$rl" "$(addr4 "$h" "$rl")/31"
+			addr "$h" "ib$rl" "$(addr6 "$h" "$rl")/64"
+			addr "r$rl" "$h$rl" "$(gw4 "$h" "$rl")/31"
+			addr "r$rl" "$h$rl" "fd00:$rl:$h::1/64"
+			addr "r$rl" "$h$rl" "fe80::1/64"
+			nsx "r$rl" sysctl -qw "net.ipv4.conf.$h$rl.rp_filter=1"
+		done
+		addr "r$rl" s "10.250.$rl.1/31"
+		addr "r$rl" s "fd99:$rl::1/64"
+		addr spine "s$rl" "10.250.$rl.0/31"
+		addr spine "s$rl" "fd99:$rl::2/64"
+		ip -n "$(ns "r$rl")" route add default via "10.250.$rl.0"
+		ip -n "$(ns "r$rl")" -6 route add default via "fd99:$rl::2"
+		ip -n "$(ns spine)" route add "10.$rl.0.0/16" via "10.250.$rl.1"
+		ip -n "$(ns spine)" -6 route add "fd00:$rl::/32" via "fd99:$rl::1"
+	done
+	for h in a b; do
+		for rl in $RAILS; do
+			case $layout in
+			defaults) dst=default metric="metric $((100 + rl))" ;;
+			aggregates) dst=10.0.0.0/12 metric="metric $((100 + rl))" ;;
+			rails-only) dst=10.$rl.0.0/16 metric= ;;
+			esac
+			ip -n "$(ns "$h")" route add $dst via "$(gw4 "$h" "$rl")" dev "ib$rl" \
+				proto static $metric || exit 1
+		done
+	done
+	for rl in $RAILS; do
+		learn_ra a "$rl"
+		learn_ra b "$rl"
+	done
+	printf '[Match]\nName=ib0 ib1 ib2 ib3\n' | conf host
+}
+
+# learn_ra HOST N: router N advertises itself until host learns its default through ibN
+learn_ra() {
+	for _ in $(seq 50); do
+		nsx "r$2" python3 "$RA_PY" "$1$2"
+		ip -n "$(ns "$1")" -6 route show default dev "ib$2" | grep -q "via fe80::1 proto ra" &&
+			return 0
+		sleep 0.1
+	done
+	echo "# host $1 learnt no IPv6 default through ib$2" >&2
+	exit 1
+}
+
+# hook_all HOST: the hook as networkd-dispatcher runs it, for each port
+hook_all() {
+	for rl in $RAILS; do
+		hook "$1" "$T_DIR/host.conf" IFACE="ib$rl" STATE=routable ADDR=dummy \
+			OperationalState=routable AdministrativeState=configured || return 1
+	done
+}
+
+# tx HOST: the packets each port of host sent, "ib0 ib1 ib2 ib3"
+tx() {
+	for rl in $RAILS; do
+		printf '%s ' "$(nsx "$1" cat "/sys/class/net/ib$rl/statistics/tx_packets")"
+	done
+}
+
+# pair FAMILY HOST X Y: a ping from HOST's address on port X to the other
+# host's address on port Y is answered, and it left through port X only
+# (its packet counter rose by the three requests, no other port's did by as
+# many); without -n, only whether the ping was answered
+pair() {
+	fam=$1 h=$2 x=$3 y=$4
+	o=$(other "$h")
+	if [ "$fam" = 4 ]; then
+		src=$(addr4 "$h" "$x") dst=$(addr4 "$o" "$y")
+	else
+		src=$(addr6 "$h" "$x") dst=$(addr6 "$o" "$y")
+	fi
+	before=($(tx "$h"))
+	nsx "$h" ping "-$fam" -q -c 3 -i 0.2 -W 1 -I "$src" "$dst" >/dev/null 2>&1 || return 1
+	after=($(tx "$h"))
+	for rl in $RAILS; do
+		d=$((after[rl] - before[rl]))
+		if [ "$rl" = "$x" ]; then
+			[ "$d" -ge 3 ] || return 2
+		else
+			[ "$d" -lt 3 ] || return 3
+		fi
+	done
+	return 0
+}
+
+# pairs FAMILY: how many of the 32 directed pairs pass, and the failing ones in $T_DIR/failed
+pairs() {
+	good=0
+	: >"$T_DIR/failed"
+	for h in a b; do
+		for x in $RAILS; do
+			for y in $RAILS; do
+				if pair "$1" "$h" "$x" "$y"; then
+					good=$((good + 1))
+				else
+					echo "$h ib$x -> ib$y (IPv$1, $?)" >>"$T_DIR/failed"
+				fi
+			done
+		done
+	done
+	echo "$good"
+}
+
+# rstate NS: state without the lifetimes of the RA routes, which count down
+rstate() {
+	state "$1" | sed 's/ expires [0-9]*sec//'
+}
+
+# record_path HOST: the record of HOST's namespace, as --status names it
+record_path() {
+	nsx "$1" "$IB_HOOK" --config "$T_DIR/host.conf" --status 2>&1 |
+		sed -n 's/.*record: \([^ ]*\) (.*/\1/p'
+}
