@@ -463,6 +463,10 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 	size_t n_t = 0;
 	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
 
+	/* the link went away since it was read: nothing leaves through it, and
+	 * the engine finds it gone as it does for its addresses */
+	if (r == -ENODEV)
+		r = 0;
 	for (size_t i = 0; r >= 0 && i < n_t; i++)
 		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
 			r = push_route(&o->main_via, &o->n_main_via, &t[i]);
