@@ -109,8 +109,8 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 	memset(p, 0, sizeof(*p));
 	if (!copy(p->host, sizeof(p->host), host) ||
 	    !copy(p->ifname, sizeof(p->ifname), json_get_string(o, "interface")) ||
-	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !addrs ||
-	    addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
+	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !*p->hwaddr ||
+	    !addrs || addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < addrs->n_items; i++) {
 		if (addrs->items[i]->type != JSON_STRING ||

@@ -306,6 +306,13 @@ static void bad_documents(void **state)
 				    fleet_add_inventory, &at),
 			 -EINVAL);
 	fleet_free(&f);
+	/* a port without its hardware address: nobody could tell its ARP answers */
+	assert_int_equal(fleet_read(&f,
+				    "{\"version\":1,\"host\":\"a\",\"ports\":[{\"interface\":"
+				    "\"ib0\",\"hwaddr\":\"\",\"addresses\":[]}]}",
+				    fleet_add_inventory, &at),
+			 -EINVAL);
+	fleet_free(&f);
 	/* a probe naming a port no inventory has */
 	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
 	assert_int_equal(
