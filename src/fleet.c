@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The join of the fleet view and its three renderers. Each directed pair of
- * ports gets one verdict; a pair that is not ok gets the first cause found,
- * in the order of causes[] below, placed at the host and port where it
- * lies (SPEC 10): a route or rule fault at the source, a reverse-path drop
- * at the port that drops, ARP flux at the port that answered for an address
- * not its own. A pair of two ports of one host never leaves the host: it is
- * shown as local and not judged.
+ * ports gets one verdict; a pair that is not ok gets the first cause the
+ * exchange meets (a port down, the request's route, the destination's
+ * reverse-path filter, the reply's route, ARP), placed at the host and port
+ * where it lies (SPEC 10): a route or rule fault at the host and port it
+ * leaves (the source for the request, the destination for the reply), a
+ * reverse-path drop at the port that drops, ARP flux at the port that
+ * answered for an address not its own. A pair of two ports of one host never
+ * leaves the host: it is shown as local and not judged.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -399,6 +401,47 @@ static const struct fleet_probe *reverse_of(const struct fleet *f, const struct 
 	return NULL;
 }
 
+/* what is wrong with p's route, which must leave through port at; FLEET_OK: nothing */
+static enum fleet_cause route_fault(const struct fleet *f, const struct fleet_probe *p, size_t at)
+{
+	const struct fleet_port *port = &f->ports[at];
+
+	if (!p->route)
+		return FLEET_NO_ROUTE;
+	if (strcmp(p->route_dev, port->ifname) == 0)
+		return FLEET_OK;
+	if (p->route_table != RT_TABLE_MAIN_ID)
+		return FLEET_WRONG_PORT;
+	return host_routed(f, port->host) ? FLEET_NO_RULE : FLEET_NOT_APPLIED;
+}
+
+/* c's cause, when p's route (from port at, towards peer) is wrong; dir: "to" or "back to" */
+static void route_because(const struct fleet *f, const struct fleet_probe *p, size_t at,
+			  const char *dir, struct fleet_cell *c)
+{
+	const struct fleet_port *port = &f->ports[at];
+	enum fleet_cause k = route_fault(f, p, at);
+	const char *why = k == FLEET_NO_RULE	   ? " (no rule of ib-hook for the address)"
+			  : k == FLEET_NOT_APPLIED ? " (ib-hook is not applied on the host)"
+						   : "";
+	char s[64], d[64];
+
+	if (k == FLEET_OK)
+		return;
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (!p->route)
+		because(c, k, at, "%s has no route from %s %s %s%s", port->host, s, dir, d, why);
+	else
+		because(c, k, at, "the route from %s %s %s leaves %s through %s, not %s%s", s, dir,
+			d, port->host, p->route_dev, port->ifname, why);
+}
+
+/*
+ * In the order the exchange meets them, the first one found: the request's
+ * route at the source, the destination's reverse-path filter on its arrival,
+ * the reply's route at the destination (RDMA CM needs both ways), then ARP.
+ */
 static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
 {
 	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
@@ -407,20 +450,7 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 
 	ip_to_string(&p->src, s, sizeof(s), false);
 	ip_to_string(&p->dst, d, sizeof(d), false);
-	if (!p->route)
-		because(c, FLEET_NO_ROUTE, p->from, "%s has no route from %s to %s", from->host, s,
-			d);
-	else if (strcmp(p->route_dev, from->ifname) != 0) {
-		enum fleet_cause k = p->route_table != RT_TABLE_MAIN_ID ? FLEET_WRONG_PORT
-				     : host_routed(f, from->host)	? FLEET_NO_RULE
-									: FLEET_NOT_APPLIED;
-
-		because(c, k, p->from, "the route from %s to %s leaves %s through %s, not %s%s", s,
-			d, from->host, p->route_dev, from->ifname,
-			k == FLEET_WRONG_PORT ? ""
-			: k == FLEET_NO_RULE  ? " (no rule of ib-hook for the address)"
-					      : " (ib-hook is not applied on the host)");
-	}
+	route_because(f, p, p->from, "to", c);
 	/* the request arrives at the destination's port; its answer leaves as back's route */
 	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
 	    strcmp(back->route_dev, to->ifname) != 0)
@@ -428,6 +458,9 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 			"rp_filter=1 on %s of %s drops what comes from %s: its way back leaves "
 			"through %s",
 			to->ifname, to->host, s, back->route_dev);
+	/* a destination that sent no answers: its way back is unknown, not wrong */
+	if (back)
+		route_because(f, back, p->to, "back to", c);
 	if (!p->probed)
 		return;
 	for (size_t i = 0; i < p->n_answers; i++) {
