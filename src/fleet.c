@@ -22,8 +22,6 @@
 #include "json.h"
 #include "report.h"
 
-#define RT_TABLE_MAIN_ID 254
-
 /* the verdicts, the causes in the order they are looked for, and their colours */
 static const struct {
 	enum fleet_cause cause;
@@ -401,18 +399,25 @@ static const struct fleet_probe *reverse_of(const struct fleet *f, const struct 
 	return NULL;
 }
 
-/* what is wrong with p's route, which must leave through port at; FLEET_OK: nothing */
+/*
+ * What is wrong with p's route, which must leave through port at (FLEET_OK:
+ * nothing), from what the host reports of ib-hook's rules (SPEC 10): no port
+ * of the host has one (not applied); this port has none (drift, whether main
+ * sends the traffic elsewhere or, under MainRoute=delete, nowhere); else the
+ * rule is there and its table sends it through another port, or has no
+ * route at all (a rail without its gateway route).
+ */
 static enum fleet_cause route_fault(const struct fleet *f, const struct fleet_probe *p, size_t at)
 {
 	const struct fleet_port *port = &f->ports[at];
 
-	if (!p->route)
-		return FLEET_NO_ROUTE;
-	if (strcmp(p->route_dev, port->ifname) == 0)
+	if (p->route && strcmp(p->route_dev, port->ifname) == 0)
 		return FLEET_OK;
-	if (p->route_table != RT_TABLE_MAIN_ID)
-		return FLEET_WRONG_PORT;
-	return host_routed(f, port->host) ? FLEET_NO_RULE : FLEET_NOT_APPLIED;
+	if (!host_routed(f, port->host))
+		return FLEET_NOT_APPLIED;
+	if (!port->routed)
+		return FLEET_NO_RULE;
+	return p->route ? FLEET_WRONG_PORT : FLEET_NO_ROUTE;
 }
 
 /* c's cause, when p's route (from port at, towards peer) is wrong; dir: "to" or "back to" */

@@ -203,12 +203,35 @@ static void route_faults_at_the_source(void **state)
 	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_WRONG_PORT, "a:ib1");
 	fleet_free(&f);
 	/* main's route: the rule is gone while the host's other port has one (drift) */
-	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
+	load(&f, INVENTORY("", ",\"routed\":false", "", ""), "1 1 2 0",
+	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
 	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_RULE, "a:ib1");
 	fleet_free(&f);
 	/* ... and no port of the host has one: ib-hook was never applied there */
 	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
 	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
+	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NOT_APPLIED, "a:ib1");
+	fleet_free(&f);
+}
+
+/* no route at all: what the host reports of its rules tells drift from a missing route */
+static void no_route_or_no_rule(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	/* MainRoute=delete and a:ib1's rule lost: drift, in both directions */
+	load(&f, INVENTORY("", ",\"routed\":false", "", ""), "1 1 2 0",
+	     probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
+	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_RULE, "a:ib1");
+	fleet_free(&f);
+	/* the rule is there, its table has no way to the peer (a rail without a gateway route) */
+	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
+	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_ROUTE, "a:ib1");
+	fleet_free(&f);
+	/* no port of the host routed */
+	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
+	     probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
 	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NOT_APPLIED, "a:ib1");
 	fleet_free(&f);
 }
@@ -219,8 +242,9 @@ static void one_cause_when_both_ways_fail(void **state)
 	struct fleet f;
 
 	(void)state;
-	load_odd(&f, GOOD, "1 0 2 0", probe(1, 0, 2, 0, "ib1", 254, "[\"02:00:00:00:02:00\"]"),
-		 "2 0 1 0", probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
+	load_odd(&f, INVENTORY(",\"routed\":false", "", ",\"routed\":false", ""), "1 0 2 0",
+		 probe(1, 0, 2, 0, "ib1", 254, "[\"02:00:00:00:02:00\"]"), "2 0 1 0",
+		 probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
 	expect_cell(&f, "a:ib0", "b:ib0", FLEET_NO_RULE, "a:ib0");
 	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
@@ -232,14 +256,14 @@ static void rp_filter_at_the_port_that_drops(void **state)
 	struct fleet f;
 
 	(void)state;
-	load(&f, INVENTORY("", "", ",\"rp_filter\":1", ""), "2 0 1 0",
+	load(&f, INVENTORY("", "", ",\"rp_filter\":1,\"routed\":false", ""), "2 0 1 0",
 	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
 	/* dropped on arrival: before the reply's way back counts */
 	expect_cell(&f, "a:ib0", "b:ib0", FLEET_RP_FILTER, "b:ib0");
 	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
 	/* loose mode (2) lets it in; the reply still leaves through ib1 */
-	load(&f, INVENTORY("", "", ",\"rp_filter\":2", ""), "2 0 1 0",
+	load(&f, INVENTORY("", "", ",\"rp_filter\":2,\"routed\":false", ""), "2 0 1 0",
 	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
 	expect_pairs(&f, "b:ib0", "a:ib0", true, FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
@@ -374,6 +398,7 @@ int main(void)
 		cmocka_unit_test(all_ok),
 		cmocka_unit_test(flux_at_the_port_that_answered),
 		cmocka_unit_test(route_faults_at_the_source),
+		cmocka_unit_test(no_route_or_no_rule),
 		cmocka_unit_test(one_cause_when_both_ways_fail),
 		cmocka_unit_test(rp_filter_at_the_port_that_drops),
 		cmocka_unit_test(down_and_unanswered),
