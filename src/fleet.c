@@ -31,7 +31,7 @@ static const struct {
 } causes[] = {
 	{ FLEET_OK, "ok", "the pair works", "#4caf50" },
 	{ FLEET_LOCAL, "local", "both ports on one host: not judged", "#d0d0d0" },
-	{ FLEET_UNKNOWN, "unknown", "no host said", "#ffffff" },
+	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
 	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
 	{ FLEET_NOT_APPLIED, "not-applied", "ib-hook is not applied on the host", "#e91e63" },
@@ -735,20 +735,25 @@ static size_t host_span(const struct fleet *f, size_t i)
 static void print_html(const struct fleet *f, const struct matrix *m, const struct group *g,
 		       size_t n_groups, FILE *out)
 {
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		     "<title>ib-hook: fleet view</title>\n<style>\n"
-		     "body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
-		     "table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
-		     "table.m th.h{font-weight:bold;border:1px solid #888}"
-		     "td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
-		     "td.self{background:#000}ul.l{font-size:13px}span.k{display:inline-block;"
-		     "width:12px;height:12px;margin:0 4px}\n");
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>ib-hook: fleet view</title>\n<style>\n"
+		"body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
+		"table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
+		"table.m th.h{font-weight:bold;border:1px solid #888}"
+		"td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
+		/* a port and itself: no pair, struck through rather than a colour of a verdict */
+		"td.self{background:linear-gradient(to top right,#f4f4f4 calc(50%% - 1px),#888,"
+		"#f4f4f4 calc(50%% + 1px))}ul.l{font-size:13px}span.k{display:inline-block;"
+		"width:12px;height:12px;margin:0 4px;border:1px solid #888;vertical-align:middle}"
+		"p.legend>span{white-space:nowrap}"
+		"\n");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		fprintf(out, ".%s{background:%s}\n", causes[i].word, causes[i].colour);
 	fprintf(out, "</style></head><body>\n<h1>");
 	summary_line(out, m);
 	fprintf(out, "</h1>\n<p>Rows: the source port; columns: the destination port. "
-		     "Hover over a cell for its cause.</p>\n<p>");
+		     "Hover over a cell for its cause.</p>\n<p class=\"legend\">");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		fprintf(out, "<span title=\"%s\"><span class=\"k %s\"></span>%s</span> ",
 			causes[i].meaning, causes[i].word, causes[i].word);
@@ -779,7 +784,11 @@ static void print_html(const struct fleet *f, const struct matrix *m, const stru
 			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
 
 			if (i == j) {
-				fprintf(out, "<td class=\"self\"></td>");
+				fprintf(out, "<td class=\"self\" title=\"");
+				html_text(out, f->ports[i].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[i].ifname);
+				fprintf(out, ": the same port, no pair\"></td>");
 				continue;
 			}
 			fprintf(out, "<td class=\"cell %s\" title=\"", fleet_cause_word(c->cause));

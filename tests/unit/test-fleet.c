@@ -331,6 +331,11 @@ static void page_and_json(void **state)
 	assert_non_null(strstr(
 		buf, "<td class=\"cell arp-flux\" title=\"a ib0 -> b ib0: arp-flux at b ib1: "));
 	assert_null(strstr(buf, "<script"));
+	/* a port and itself is struck through and says so; no swatch is white or black */
+	assert_non_null(strstr(buf, "<td class=\"self\" title=\"a ib0: the same port, no pair\">"));
+	assert_null(strstr(buf, "background:#fff}"));
+	assert_null(strstr(buf, "background:#ffffff}"));
+	assert_null(strstr(buf, "background:#000"));
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &size);
