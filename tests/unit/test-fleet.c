@@ -192,48 +192,41 @@ static void flux_at_the_port_that_answered(void **state)
 	}
 }
 
-/* a's ib1 sends to b's ib0 through ib0: the pair fails, and so does the one b's ib0 answers */
+/*
+ * a's ib1 sends to b's ib0 elsewhere, or has no route: the pair fails, and so
+ * does the one b's ib0 answers; the cause comes from what a reports of its rules
+ */
 static void route_faults_at_the_source(void **state)
 {
-	struct fleet f;
+	static const struct {
+		const char *inventory, *dev; /* dev NULL: no route */
+		int table;
+		enum fleet_cause want;
+	} cases[] = {
+		/* a rule of ib-hook's table sends it elsewhere */
+		{ GOOD, "ib0", 1000, FLEET_WRONG_PORT },
+		/* the rule is there, its table has no way to the peer (a rail without a gateway) */
+		{ GOOD, NULL, 0, FLEET_NO_ROUTE },
+		/* the rule is gone while the other port has one (drift): main sends it elsewhere, */
+		{ INVENTORY("", ",\"routed\":false", "", ""), "ib0", 254, FLEET_NO_RULE },
+		/* ... or, under MainRoute=delete, nowhere */
+		{ INVENTORY("", ",\"routed\":false", "", ""), NULL, 0, FLEET_NO_RULE },
+		/* no port of the host has one: ib-hook was never applied there */
+		{ INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "ib0", 254,
+		  FLEET_NOT_APPLIED },
+		{ INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), NULL, 0,
+		  FLEET_NOT_APPLIED },
+	};
 
 	(void)state;
-	/* a rule of ib-hook's table sends it elsewhere */
-	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 1000, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_WRONG_PORT, "a:ib1");
-	fleet_free(&f);
-	/* main's route: the rule is gone while the host's other port has one (drift) */
-	load(&f, INVENTORY("", ",\"routed\":false", "", ""), "1 1 2 0",
-	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_RULE, "a:ib1");
-	fleet_free(&f);
-	/* ... and no port of the host has one: ib-hook was never applied there */
-	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
-	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NOT_APPLIED, "a:ib1");
-	fleet_free(&f);
-}
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fleet f;
 
-/* no route at all: what the host reports of its rules tells drift from a missing route */
-static void no_route_or_no_rule(void **state)
-{
-	struct fleet f;
-
-	(void)state;
-	/* MainRoute=delete and a:ib1's rule lost: drift, in both directions */
-	load(&f, INVENTORY("", ",\"routed\":false", "", ""), "1 1 2 0",
-	     probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_RULE, "a:ib1");
-	fleet_free(&f);
-	/* the rule is there, its table has no way to the peer (a rail without a gateway route) */
-	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NO_ROUTE, "a:ib1");
-	fleet_free(&f);
-	/* no port of the host routed */
-	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
-	     probe(1, 1, 2, 0, NULL, 0, "[\"02:00:00:00:02:00\"]"));
-	expect_pairs(&f, "a:ib1", "b:ib0", true, FLEET_NOT_APPLIED, "a:ib1");
-	fleet_free(&f);
+		load(&f, cases[k].inventory, "1 1 2 0",
+		     probe(1, 1, 2, 0, cases[k].dev, cases[k].table, "[\"02:00:00:00:02:00\"]"));
+		expect_pairs(&f, "a:ib1", "b:ib0", true, cases[k].want, "a:ib1");
+		fleet_free(&f);
+	}
 }
 
 /* both ways wrong: the request's route, met first, is the one cause of each pair */
@@ -403,7 +396,6 @@ int main(void)
 		cmocka_unit_test(all_ok),
 		cmocka_unit_test(flux_at_the_port_that_answered),
 		cmocka_unit_test(route_faults_at_the_source),
-		cmocka_unit_test(no_route_or_no_rule),
 		cmocka_unit_test(one_cause_when_both_ways_fail),
 		cmocka_unit_test(rp_filter_at_the_port_that_drops),
 		cmocka_unit_test(down_and_unanswered),
