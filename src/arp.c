@@ -30,35 +30,6 @@
  */
 #define RESEND_MS 200
 
-int arp_hw_parse(const char *s, uint8_t *hw, size_t size)
-{
-	size_t n = 0;
-
-	while (*s && n < size) {
-		unsigned int v;
-		int used;
-
-		if (sscanf(s, "%2x%n", &v, &used) != 1 || used != 2)
-			return -EINVAL;
-		hw[n++] = (uint8_t)v;
-		s += 2;
-		if (*s == ':')
-			s++;
-		else if (*s)
-			return -EINVAL;
-	}
-	return *s || n == 0 ? -EINVAL : (int)n;
-}
-
-static void hw_string(const uint8_t *hw, size_t len, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < len && o + 3 < size; i++)
-		o += (size_t)snprintf(buf + o, size - o, "%s%02x", i ? ":" : "", hw[i]);
-}
-
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -123,7 +94,7 @@ static void take_reply(const uint8_t *pkt, size_t len, int ifindex, struct arp_p
 		if (p[i].ifindex != ifindex || memcmp(p[i].src.a, tpa, 4) != 0 ||
 		    memcmp(p[i].dst.a, spa, 4) != 0)
 			continue;
-		hw_string(sha, hln, hw, sizeof(hw));
+		hw_to_string(sha, hln, hw, sizeof(hw));
 		for (size_t k = 0; k < p[i].n_answers; k++)
 			seen |= strcmp(p[i].answers[k], hw) == 0;
 		if (!seen && p[i].n_answers < FLEET_ANSWERS_MAX)

@@ -26,8 +26,6 @@ struct arp_probe {
 	size_t n_answers;
 };
 
-/* "aa:bb:..." into hw: its length, or -EINVAL */
-int arp_hw_parse(const char *s, uint8_t *hw, size_t size);
 /*
  * Sends every probe's request at once (again every 200 ms while unanswered),
  * then collects answers until each probe has one and settle_ms more have

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The join of the fleet view and its three renderers. Each directed pair of
- * ports gets one verdict; a pair that is not ok gets the first cause found,
- * in the order of causes[] below, placed at the host and port where it
- * lies (SPEC 10): a route or rule fault at the source, a reverse-path drop
- * at the port that drops, ARP flux at the port that answered for an address
- * not its own. A pair of two ports of one host never leaves the host: it is
- * shown as local and not judged.
+ * ports gets one verdict; a pair that is not ok gets the first cause the
+ * exchange meets (a port down, the request's route, the destination's
+ * reverse-path filter, the reply's route, ARP), placed at the host and port
+ * where it lies (SPEC 10): a route or rule fault at the host and port it
+ * leaves (the source for the request, the destination for the reply), a
+ * reverse-path drop at the port that drops, ARP flux at the port that
+ * answered for an address not its own. A pair of two ports of one host never
+ * leaves the host: it is shown as local and not judged.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,8 +22,6 @@
 #include "json.h"
 #include "report.h"
 
-#define RT_TABLE_MAIN_ID 254
-
 /* the verdicts, the causes in the order they are looked for, and their colours */
 static const struct {
 	enum fleet_cause cause;
@@ -31,7 +31,7 @@ static const struct {
 } causes[] = {
 	{ FLEET_OK, "ok", "the pair works", "#4caf50" },
 	{ FLEET_LOCAL, "local", "both ports on one host: not judged", "#d0d0d0" },
-	{ FLEET_UNKNOWN, "unknown", "no host said", "#ffffff" },
+	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
 	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
 	{ FLEET_NOT_APPLIED, "not-applied", "ib-hook is not applied on the host", "#e91e63" },
@@ -109,8 +109,8 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 	memset(p, 0, sizeof(*p));
 	if (!copy(p->host, sizeof(p->host), host) ||
 	    !copy(p->ifname, sizeof(p->ifname), json_get_string(o, "interface")) ||
-	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !addrs ||
-	    addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
+	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !*p->hwaddr ||
+	    !addrs || addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < addrs->n_items; i++) {
 		if (addrs->items[i]->type != JSON_STRING ||
@@ -399,6 +399,54 @@ static const struct fleet_probe *reverse_of(const struct fleet *f, const struct 
 	return NULL;
 }
 
+/*
+ * What is wrong with p's route, which must leave through port at (FLEET_OK:
+ * nothing), from what the host reports of ib-hook's rules (SPEC 10): no port
+ * of the host has one (not applied); this port has none (drift, whether main
+ * sends the traffic elsewhere or, under MainRoute=delete, nowhere); else the
+ * rule is there and its table sends it through another port, or has no
+ * route at all (a rail without its gateway route).
+ */
+static enum fleet_cause route_fault(const struct fleet *f, const struct fleet_probe *p, size_t at)
+{
+	const struct fleet_port *port = &f->ports[at];
+
+	if (p->route && strcmp(p->route_dev, port->ifname) == 0)
+		return FLEET_OK;
+	if (!host_routed(f, port->host))
+		return FLEET_NOT_APPLIED;
+	if (!port->routed)
+		return FLEET_NO_RULE;
+	return p->route ? FLEET_WRONG_PORT : FLEET_NO_ROUTE;
+}
+
+/* c's cause, when p's route (from port at, towards peer) is wrong; dir: "to" or "back to" */
+static void route_because(const struct fleet *f, const struct fleet_probe *p, size_t at,
+			  const char *dir, struct fleet_cell *c)
+{
+	const struct fleet_port *port = &f->ports[at];
+	enum fleet_cause k = route_fault(f, p, at);
+	const char *why = k == FLEET_NO_RULE	   ? " (no rule of ib-hook for the address)"
+			  : k == FLEET_NOT_APPLIED ? " (ib-hook is not applied on the host)"
+						   : "";
+	char s[64], d[64];
+
+	if (k == FLEET_OK)
+		return;
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (!p->route)
+		because(c, k, at, "%s has no route from %s %s %s%s", port->host, s, dir, d, why);
+	else
+		because(c, k, at, "the route from %s %s %s leaves %s through %s, not %s%s", s, dir,
+			d, port->host, p->route_dev, port->ifname, why);
+}
+
+/*
+ * In the order the exchange meets them, the first one found: the request's
+ * route at the source, the destination's reverse-path filter on its arrival,
+ * the reply's route at the destination (RDMA CM needs both ways), then ARP.
+ */
 static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
 {
 	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
@@ -407,20 +455,7 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 
 	ip_to_string(&p->src, s, sizeof(s), false);
 	ip_to_string(&p->dst, d, sizeof(d), false);
-	if (!p->route)
-		because(c, FLEET_NO_ROUTE, p->from, "%s has no route from %s to %s", from->host, s,
-			d);
-	else if (strcmp(p->route_dev, from->ifname) != 0) {
-		enum fleet_cause k = p->route_table != RT_TABLE_MAIN_ID ? FLEET_WRONG_PORT
-				     : host_routed(f, from->host)	? FLEET_NO_RULE
-									: FLEET_NOT_APPLIED;
-
-		because(c, k, p->from, "the route from %s to %s leaves %s through %s, not %s%s", s,
-			d, from->host, p->route_dev, from->ifname,
-			k == FLEET_WRONG_PORT ? ""
-			: k == FLEET_NO_RULE  ? " (no rule of ib-hook for the address)"
-					      : " (ib-hook is not applied on the host)");
-	}
+	route_because(f, p, p->from, "to", c);
 	/* the request arrives at the destination's port; its answer leaves as back's route */
 	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
 	    strcmp(back->route_dev, to->ifname) != 0)
@@ -428,6 +463,9 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 			"rp_filter=1 on %s of %s drops what comes from %s: its way back leaves "
 			"through %s",
 			to->ifname, to->host, s, back->route_dev);
+	/* a destination that sent no answers: its way back is unknown, not wrong */
+	if (back)
+		route_because(f, back, p->to, "back to", c);
 	if (!p->probed)
 		return;
 	for (size_t i = 0; i < p->n_answers; i++) {
@@ -697,20 +735,25 @@ static size_t host_span(const struct fleet *f, size_t i)
 static void print_html(const struct fleet *f, const struct matrix *m, const struct group *g,
 		       size_t n_groups, FILE *out)
 {
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		     "<title>ib-hook: fleet view</title>\n<style>\n"
-		     "body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
-		     "table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
-		     "table.m th.h{font-weight:bold;border:1px solid #888}"
-		     "td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
-		     "td.self{background:#000}ul.l{font-size:13px}span.k{display:inline-block;"
-		     "width:12px;height:12px;margin:0 4px}\n");
+	fprintf(out,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<title>ib-hook: fleet view</title>\n<style>\n"
+		"body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
+		"table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
+		"table.m th.h{font-weight:bold;border:1px solid #888}"
+		"td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"
+		/* a port and itself: no pair, struck through rather than a colour of a verdict */
+		"td.self{background:linear-gradient(to top right,#f4f4f4 calc(50%% - 1px),#888,"
+		"#f4f4f4 calc(50%% + 1px))}ul.l{font-size:13px}span.k{display:inline-block;"
+		"width:12px;height:12px;margin:0 4px;border:1px solid #888;vertical-align:middle}"
+		"p.legend>span{white-space:nowrap}"
+		"\n");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		fprintf(out, ".%s{background:%s}\n", causes[i].word, causes[i].colour);
 	fprintf(out, "</style></head><body>\n<h1>");
 	summary_line(out, m);
 	fprintf(out, "</h1>\n<p>Rows: the source port; columns: the destination port. "
-		     "Hover over a cell for its cause.</p>\n<p>");
+		     "Hover over a cell for its cause.</p>\n<p class=\"legend\">");
 	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++)
 		fprintf(out, "<span title=\"%s\"><span class=\"k %s\"></span>%s</span> ",
 			causes[i].meaning, causes[i].word, causes[i].word);
@@ -741,7 +784,11 @@ static void print_html(const struct fleet *f, const struct matrix *m, const stru
 			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
 
 			if (i == j) {
-				fprintf(out, "<td class=\"self\"></td>");
+				fprintf(out, "<td class=\"self\" title=\"");
+				html_text(out, f->ports[i].host);
+				fprintf(out, " ");
+				html_text(out, f->ports[i].ifname);
+				fprintf(out, ": the same port, no pair\"></td>");
 				continue;
 			}
 			fprintf(out, "<td class=\"cell %s\" title=\"", fleet_cause_word(c->cause));

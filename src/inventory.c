@@ -40,15 +40,13 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 		      const struct ibh_config *c)
 {
 	const struct ibh_rdma_port *rp = select_rdma_port(link->ifindex);
-	char hw[64] = "", buf[64];
+	char hw[3 * IBH_HW_MAX], buf[64];
 	bool all_routed = true, first = true;
 
-	if (kernel->netdev_read(link->name, "address", hw, sizeof(hw)) < 0)
-		hw[0] = '\0';
 	fprintf(out, "{\"interface\":");
 	report_json_string(out, link->name);
-	fprintf(out, ",\"up\":%s,\"hwaddr\":", link->up ? "true" : "false");
-	report_json_string(out, hw);
+	fprintf(out, ",\"up\":%s,\"hwaddr\":\"%s\"", link->up ? "true" : "false",
+		hw_to_string(link->hw, link->hw_len, hw, sizeof(hw)));
 	fprintf(out, ",\"addresses\":[");
 	for (size_t j = 0; j < n_addrs; j++) {
 		const struct ibh_ip *ip = &addrs[j].addr.ip;
@@ -80,7 +78,7 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 	fprintf(out, "}}");
 }
 
-int inventory_run(const struct ibh_config *c, FILE *out)
+int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF_NAMESIZE])
 {
 	struct ibh_kernel *kn = NULL;
 	struct ibh_link *links = NULL;
@@ -107,6 +105,13 @@ int inventory_run(const struct ibh_config *c, FILE *out)
 		r = -errno;
 		goto cleanup;
 	}
+	/* other hosts find this one, and tell who answered ARP, by these: none is no port of it */
+	for (size_t i = 0; i < n_links; i++)
+		if (link_is_managed(c, &links[i]) && links[i].hw_len == 0) {
+			snprintf(ret_port, IF_NAMESIZE, "%s", links[i].name);
+			r = -EADDRNOTAVAIL;
+			goto cleanup;
+		}
 	fprintf(out, "{\"version\":1,\"host\":");
 	report_json_string(out, host);
 	fprintf(out, ",\"ports\":[");

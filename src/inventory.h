@@ -6,9 +6,14 @@
  */
 #pragma once
 
+#include <net/if.h>
 #include <stdio.h>
 
 struct ibh_config;
 
-/* 0, or negative errno when the kernel could not be asked */
-int inventory_run(const struct ibh_config *c, FILE *out);
+/*
+ * 0; -EADDRNOTAVAIL when the kernel reports no hardware address for a
+ * managed port (ret_port: its name), nothing printed; or negative errno when
+ * the kernel could not be asked
+ */
+int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF_NAMESIZE]);

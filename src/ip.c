@@ -114,3 +114,33 @@ int ip_from_record(const char *s, struct ibh_ip *ret, bool with_len)
 	ret->len = (uint8_t)len;
 	return 0;
 }
+
+const char *hw_to_string(const uint8_t *hw, size_t len, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < len && o + 3 < size; i++)
+		o += (size_t)snprintf(buf + o, size - o, "%s%02x", i ? ":" : "", hw[i]);
+	return buf;
+}
+
+int hw_from_string(const char *s, uint8_t *hw, size_t size)
+{
+	size_t n = 0;
+
+	while (*s && n < size) {
+		unsigned int v;
+		int used;
+
+		if (sscanf(s, "%2x%n", &v, &used) != 1 || used != 2)
+			return -EINVAL;
+		hw[n++] = (uint8_t)v;
+		s += 2;
+		if (*s == ':')
+			s++;
+		else if (*s)
+			return -EINVAL;
+	}
+	return *s || n == 0 ? -EINVAL : (int)n;
+}

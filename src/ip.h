@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The lowest floor: addresses and prefixes as values. Every other file may
+ * The lowest floor: addresses and prefixes (and hardware addresses) as values. Every other file may
  * include this one; it includes no file of ib-hook's.
  */
 #pragma once
@@ -33,6 +33,9 @@ const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size);
  * "." or "..", no '/', ':' or blank (the kernel's isspace()); any other byte
  */
 bool ifname_valid(const char *s);
+/* a hardware address as `ip link` writes it, "aa:bb:..."; and back: its length, or -EINVAL */
+const char *hw_to_string(const uint8_t *hw, size_t len, char *buf, size_t size);
+int hw_from_string(const char *s, uint8_t *hw, size_t size);
 /* "A/LEN" (with_len) or "A", or "-" for family 0; and back (-EINVAL) */
 const char *ip_to_record(const struct ibh_ip *a, char *buf, size_t size, bool with_len);
 int ip_from_record(const char *s, struct ibh_ip *ret, bool with_len);

@@ -479,8 +479,14 @@ int main(int argc, char *argv[])
 	}
 
 	if (cli.inventory) {
-		r = inventory_run(&config, stdout);
-		if (r < 0)
+		char port[IF_NAMESIZE] = "";
+
+		r = inventory_run(&config, stdout, port);
+		if (r == -EADDRNOTAVAIL)
+			log_error("the kernel reports no hardware address for port '%s': no host "
+				  "could tell its ARP answers",
+				  port);
+		else if (r < 0)
 			log_error_errno(r, "cannot ask the kernel: %m");
 		return r < 0 || fflush(stdout) != 0 ? IBH_FAILED : 0;
 	}

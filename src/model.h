@@ -14,11 +14,16 @@
 #include "route.h"
 #include "rule.h"
 
+#define IBH_HW_MAX 32 /* the kernel's MAX_ADDR_LEN */
+
 struct ibh_link {
 	char name[IF_NAMESIZE];
 	int ifindex;
 	unsigned int type; /* ARPHRD_* */
 	bool up;
+	/* IFLA_ADDRESS and IFLA_BROADCAST, from the link's own namespace (sysfs may show another's) */
+	uint8_t hw[IBH_HW_MAX], broadcast[IBH_HW_MAX];
+	uint8_t hw_len, broadcast_len; /* 0: the kernel reported none */
 };
 
 /* an address of a link: local, and the prefix it routes (the peer's with `peer`) */

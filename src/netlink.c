@@ -288,6 +288,14 @@ static int parse_link(struct nlmsghdr *nlh, void *arg)
 	l->type = ifi->ifi_type;
 	l->up = ifi->ifi_flags & IFF_UP;
 	nla_strlcpy(l->name, tb[IFLA_IFNAME], sizeof(l->name));
+	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) <= IBH_HW_MAX) {
+		l->hw_len = (uint8_t)nla_len(tb[IFLA_ADDRESS]);
+		memcpy(l->hw, nla_data(tb[IFLA_ADDRESS]), l->hw_len);
+	}
+	if (tb[IFLA_BROADCAST] && nla_len(tb[IFLA_BROADCAST]) <= IBH_HW_MAX) {
+		l->broadcast_len = (uint8_t)nla_len(tb[IFLA_BROADCAST]);
+		memcpy(l->broadcast, nla_data(tb[IFLA_BROADCAST]), l->broadcast_len);
+	}
 	return 0;
 }
 

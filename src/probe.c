@@ -10,7 +10,6 @@
 #include <net/if_arp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "arp.h"
 #include "array.h"
@@ -37,11 +36,11 @@ static int find_self(const struct fleet *f, const struct ibh_link *links, size_t
 		     const char **ret)
 {
 	for (size_t i = 0; i < f->n_ports; i++) {
-		char hw[FLEET_HWADDR_MAX];
+		const struct ibh_link *l = link_named(links, n_links, f->ports[i].ifname);
+		uint8_t hw[IBH_HW_MAX];
+		int len = hw_from_string(f->ports[i].hwaddr, hw, sizeof(hw));
 
-		if (!link_named(links, n_links, f->ports[i].ifname) ||
-		    kernel->netdev_read(f->ports[i].ifname, "address", hw, sizeof(hw)) < 0 ||
-		    strcasecmp(hw, f->ports[i].hwaddr) != 0)
+		if (!l || len < 0 || (size_t)len != l->hw_len || memcmp(hw, l->hw, l->hw_len) != 0)
 			continue;
 		*ret = f->ports[i].host;
 		return 0;
@@ -155,8 +154,6 @@ static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *li
 		const struct ibh_link *l = link_named(links, n_links, f->ports[p->from].ifname);
 		struct arp_probe *a = &arp[n_arp];
 		struct ibh_route rt;
-		char hw[FLEET_HWADDR_MAX], bc[FLEET_HWADDR_MAX];
-		int len;
 
 		if (kernel->route_get(kn, &p->dst, &p->src, &rt) == 0) {
 			struct ibh_link via;
@@ -167,14 +164,12 @@ static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *li
 				snprintf(p->route_dev, sizeof(p->route_dev), "%s", via.name);
 		}
 		if (!l || !l->up || p->src.family != AF_INET || !p->onlink ||
-		    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) ||
-		    kernel->netdev_read(l->name, "address", hw, sizeof(hw)) < 0 ||
-		    kernel->netdev_read(l->name, "broadcast", bc, sizeof(bc)) < 0)
+		    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) || l->hw_len == 0 ||
+		    l->hw_len > sizeof(a->hw) || l->broadcast_len != l->hw_len)
 			continue;
-		len = arp_hw_parse(hw, a->hw, sizeof(a->hw));
-		if (len < 0 || arp_hw_parse(bc, a->broadcast, sizeof(a->broadcast)) != len)
-			continue;
-		a->hw_len = (uint8_t)len;
+		memcpy(a->hw, l->hw, l->hw_len);
+		memcpy(a->broadcast, l->broadcast, l->hw_len);
+		a->hw_len = l->hw_len;
 		a->ifindex = l->ifindex;
 		a->hwtype = (uint16_t)l->type;
 		a->src = p->src;

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-# expect.py MATRIX.json HOSTS PORTS KIND [HOST PORT]: whether ib-hook --join
-# --json's matrix says exactly what the fault KIND at HOST and PORT breaks,
-# and nothing else. Prints what differs; exit 1 when something does.
+# expect.py MATRIX.json HOSTS PORTS KIND [HOST PORT [BACK]]: whether ib-hook
+# --join --json's matrix says exactly what the fault KIND at HOST and PORT
+# breaks, and nothing else. BACK: a file of the ports ("HOST PORT" a line) to
+# which HOST's kernel sends the replies from PORT's address through another
+# port. Prints what differs; exit 1 when something does.
 import json
 import sys
 
@@ -12,13 +14,17 @@ ports = ["ib%d" % p for p in range(int(sys.argv[3]))]
 kind = sys.argv[4]
 at = tuple(sys.argv[5:7]) if len(sys.argv) > 6 else None
 every = [(h, p) for h in hosts for p in ports]
+back = set(tuple(l.split()) for l in open(sys.argv[7])) if len(sys.argv) > 7 else set()
 
 # (from, to) -> (verdict, at): what must fail; every other pair between hosts is ok
 want = {}
 if kind == "no-rule":
+    # the requests from the port leave elsewhere, and so do its replies to back
     for k in every:
         if k[0] != at[0]:
             want[(at, k)] = ("no-rule", at)
+            if k in back:
+                want[(k, at)] = ("no-rule", at)
 elif kind == "arp-flux":
     for s in every:
         for q in ports:
@@ -30,9 +36,11 @@ elif kind == "port-down":
             want[(x, at)] = ("port-down", at)
             want[(at, x)] = ("port-down", at)
 elif kind == "rp-filter":
+    # the request is dropped on arrival (what comes from back) before its reply leaves
     for x in every:
         if x[0] != at[0]:
-            want[(x, at)] = ("rp-filter", at)
+            if x in back:
+                want[(x, at)] = ("rp-filter", at)
             want[(at, x)] = ("no-rule", at)
 
 got = {}

@@ -61,12 +61,14 @@ steps() {
 	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --html <"$T_DIR/answers.json" >"$T_DIR/matrix.html"
 	[ $? -le 1 ]
 }
-# expect KIND [HOST PORT]: the matrix says exactly what KIND at HOST PORT breaks
+# expect KIND [HOST PORT [BACK]]: the matrix says exactly what KIND at HOST PORT breaks
+# (BACK: the file of the ports whose replies from HOST PORT leave through another port)
 expect() {
+	what=$(echo "$1" "${2:-}" "${3:-}")
 	if python3 "$here/expect.py" "$T_DIR/matrix.json" $HOSTS $PORTS "$@" >"$T_DIR/expect"; then
-		ok "${family:-}$*: exactly the pairs it breaks, and at its place"
+		ok "${family:-}$what: exactly the pairs it breaks, and at its place"
 	else
-		not_ok "${family:-}$*: the matrix says otherwise"
+		not_ok "${family:-}$what: the matrix says otherwise"
 		sed 's/^/#/' "$T_DIR/expect"
 		sed -n '1,12s/^/#  /p' "$T_DIR/matrix.txt"
 	fi
@@ -88,6 +90,24 @@ routed_port() {
 		[ "$q" != "$mp" ] && break
 	done
 	echo "$q"
+}
+# back HOST PORT [-6]: into $T_DIR/back, the ports of the other hosts to which
+# the kernel of HOST sends from PORT's address through another port than PORT
+back() {
+	: >"$T_DIR/back"
+	for k in $(seq 1 $HOSTS); do
+		[ "h$k" = "$1" ] && continue
+		for q in $(seq 0 $((PORTS - 1))); do
+			if [ "${3:-}" = -6 ]; then
+				from=fd00:10::${1#h}:$((${2#ib} + 1)) to=fd00:10::$k:$((q + 1))
+			else
+				from=10.10.${1#h}.$((${2#ib} + 1)) to=10.10.$k.$((q + 1))
+			fi
+			dev=$(ip -n "$(ns "$1")" ${3:-} route get "$to" from "$from" 2>/dev/null |
+				sed -n '1s/.* dev \([^ ]*\).*/\1/p')
+			[ "$dev" = "$2" ] || echo "h$k ib$q" >>"$T_DIR/back"
+		done
+	done
 }
 # valid TITLE FILE: each line of FILE is one document TITLE of doc/ib-hook-fleet.schema.json
 valid() {
@@ -146,15 +166,20 @@ for round in $(seq 1 "$rounds"); do
 	h=h$((RANDOM % HOSTS + 1))
 	p=$(routed_port "$h")
 	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
+	back "$h" "$p"
+	# one subnet: main's one route into it sends every reply through its own port
+	expect_eq "IPv4 no-rule $h $p: the kernel sends every reply from it elsewhere" \
+		$(((HOSTS - 1) * PORTS)) "$(wc -l <"$T_DIR/back")"
 	steps
-	family="IPv4 " expect no-rule "$h" "$p"
+	family="IPv4 " expect no-rule "$h" "$p" "$T_DIR/back"
 	apply
 
 	h=h$((RANDOM % HOSTS + 1))
 	p=$(routed_port "$h" -6)
 	ip -n "$(ns "$h")" -6 rule del from "fd00:10::${h#h}:$((${p#ib} + 1))"
+	back "$h" "$p" -6
 	steps
-	family="IPv6 " expect no-rule "$h" "$p"
+	family="IPv6 " expect no-rule "$h" "$p" "$T_DIR/back"
 	apply
 
 	h=h$((RANDOM % HOSTS + 1))
@@ -170,8 +195,9 @@ for round in $(seq 1 "$rounds"); do
 	# the way back from the port leaves through another one, which rp_filter=1 does not let in
 	ip -n "$(ns "$h")" rule del from "10.10.${h#h}.$((${p#ib} + 1))"
 	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=1"
+	back "$h" "$p"
 	steps
-	expect rp-filter "$h" "$p"
+	expect rp-filter "$h" "$p" "$T_DIR/back"
 	nsx "$h" sysctl -qw "net.ipv4.conf.$p.rp_filter=0"
 	apply
 

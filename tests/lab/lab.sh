@@ -210,21 +210,10 @@ done
 on() { local h=$1; shift; LEADER=${LEAD[$h]} ct "$@"; }
 # systemd-nspawn 252 with --network-namespace-path leaves the container a
 # /sys/class/net of the namespace nspawn started in, not of its own (no ib0
-# or ib1 there): ib-hook reads a port's hardware and broadcast address there
-# (the fleet view). Give each host its own namespace's view, as a booted host
-# has: a sysfs mounted in its namespaces, its net directories bound over /sys.
-own_sysfs_net() {
-	nsenter -t "${LEAD[$1]}" -m -n sh -c 'mkdir -p /run/ib-hook-lab-sys &&
-		mount -t sysfs sysfs /run/ib-hook-lab-sys &&
-		mount --bind /run/ib-hook-lab-sys/class/net /sys/class/net &&
-		mount --bind /run/ib-hook-lab-sys/devices/virtual/net /sys/devices/virtual/net'
-}
+# or ib1 there): the fleet view asks the kernel for hardware addresses over
+# netlink, so the hosts are left as nspawn makes them
 for h in $HOSTS; do
-	own_sysfs_net "$h" || { fail "$h: mounting a sysfs of its own network namespace"; exit 1; }
-	v=$(on "$h" cat /sys/class/net/ib1/address 2>&1)
-	REASON="/sys/class/net/ib1/address: '$v', ip link: '$(on "$h" ip -br link show ib1)'"
-	check "$h: /sys/class/net is its own namespace's (ib1's hardware address as ip link has it)" \
-		sh -c '[ -n "$1" ] && case "$2 " in *" $1 "*) ;; *) exit 1 ;; esac' sh "$v" "$(on "$h" ip -br link show ib1)"
+	echo "# $h: /sys/class/net/ib1 $(on "$h" sh -c 'test -e /sys/class/net/ib1 && echo is || echo is not') there"
 done
 pass "three hosts booted ($(on node01 systemctl --version | head -n 1)) in $((SECONDS - T0))s"
 
@@ -365,8 +354,9 @@ fleet_clush=$(snippet fleet-clush "$fleet_page" | sed "s/node\[01-40\]/node[01-0
 # matrix_is DIR [HOST PORT]: the matrix of DIR's inventory.json and
 # answers.json (joined again, as JSON, on the control side) has the 30 pairs,
 # 6 local; without HOST PORT all 24 between hosts are ok; with them, the
-# pairs from HOST PORT to the other hosts' ports are not ok, every pair not
-# ok is placed at HOST PORT and has it at one end, and all others are ok
+# pairs from HOST PORT to the other hosts' ports and back (its rule lost
+# under MainRoute=delete, it has no route either way) are not ok, every pair
+# not ok is placed at HOST PORT and has it at one end, and all others are ok
 matrix_is() {
 	local dir=$1
 	shift
@@ -388,7 +378,7 @@ for p in m["pairs"]:
         local += p["verdict"] == "local"
         continue
     if p["verdict"] == "ok":
-        if drift == s:
+        if drift in (s, d):
             bad.append("%s %s -> %s %s ok" % (s + d))
         continue
     causes["%s at %s %s" % ((p["verdict"],) + (at or ("-", "-")))] += 1
@@ -410,7 +400,7 @@ fleet_views() {
 	shift
 	want="30 pairs: 24 ok, 0 not ok, 6 local (not judged)"
 	if [ $# != 0 ]; then
-		want="30 pairs: 20 ok, 4 not ok, 6 local (not judged)"
+		want="30 pairs: 16 ok, 8 not ok, 6 local (not judged)"
 		what=" shows $1 $2 and nothing else"
 	fi
 	rm -f "$W/home/inventory.json" "$W/home/answers.json" "$W/home/fleet.html"
@@ -444,7 +434,7 @@ fleet_views() {
 		grep -E '^(fatal|failed)|"msg"' "$W/fleet-play-$tag.log" | diag
 		REASON="exit $rc, failed=$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)"
 		check "fleet view, playbook ($tag): node03 fails saying the pairs placed at its $2, node01 and node02 pass" \
-			sh -c '[ "$1" != 0 ] && [ "$2" = 0:0:1 ] && sed -n "/^fatal: \[node03\]/,/^}/p" "$3" | grep -qF "\"msg\": \"4 pair(s) not ok, placed at this host: $4 "' \
+			sh -c '[ "$1" != 0 ] && [ "$2" = 0:0:1 ] && sed -n "/^fatal: \[node03\]/,/^}/p" "$3" | grep -qF "\"msg\": \"8 pair(s) not ok, placed at this host: $4 no-rule;"' \
 			sh "$rc" "$(recap node01 failed):$(recap node02 failed):$(recap node03 failed)" "$W/fleet-play-$tag.log" "$2"
 	fi
 	REASON="see the log"

@@ -31,18 +31,23 @@
 				   2, 1, rb1) "]}\n"
 #define GOOD INVENTORY("", "", "", "")
 
-/* one probe line: from port (host h) to host H port P, route dev and table, arp answers */
+/*
+ * one probe line: from port (host h) to host H port P, route dev and table
+ * (dev NULL: no route), arp answers
+ */
 static char *probe(int h, int p, int H, int P, const char *dev, int table, const char *arp)
 {
 	static char buf[8][512];
 	static int n;
-	char *b = buf[n++ % 8];
+	char *b = buf[n++ % 8], route[64] = "null,\"route_table\":null";
 
+	if (dev)
+		snprintf(route, sizeof(route), "\"%s\",\"route_table\":%d", dev, table);
 	snprintf(b, 512,
 		 "{\"interface\":\"ib%d\",\"address\":\"10.0.%d.%d\",\"peer_host\":\"%s\","
-		 "\"peer_interface\":\"ib%d\",\"peer\":\"10.0.%d.%d\",\"route_dev\":\"%s\","
-		 "\"route_table\":%d,\"arp\":%s}",
-		 p, h, p, H == 1 ? "a" : "b", P, H, P, dev, table, arp);
+		 "\"peer_interface\":\"ib%d\",\"peer\":\"10.0.%d.%d\",\"route_dev\":%s,"
+		 "\"arp\":%s}",
+		 p, h, p, H == 1 ? "a" : "b", P, H, P, route, arp);
 	return b;
 }
 
@@ -70,9 +75,11 @@ static char *answers(int h, const char *odd_key, const char *odd_line)
 	return out;
 }
 
-static void load(struct fleet *f, const char *inventory, const char *odd_key, const char *odd_line)
+/* the inventory, a's answers with a_line for a_key, b's with b_line for b_key */
+static void load_odd(struct fleet *f, const char *inventory, const char *a_key, const char *a_line,
+		     const char *b_key, const char *b_line)
 {
-	char *a = answers(1, odd_key, odd_line), *b = answers(2, odd_key, odd_line);
+	char *a = answers(1, a_key, a_line), *b = answers(2, b_key, b_line);
 	size_t at = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -81,6 +88,12 @@ static void load(struct fleet *f, const char *inventory, const char *odd_key, co
 	assert_int_equal(fleet_read(f, b, fleet_add_probes, &at), 0);
 	free(a);
 	free(b);
+}
+
+/* the inventory, and every answer good but odd_line for odd_key */
+static void load(struct fleet *f, const char *inventory, const char *odd_key, const char *odd_line)
+{
+	load_odd(f, inventory, odd_key, odd_line, odd_key, odd_line);
 }
 
 static size_t port(const struct fleet *f, const char *host, const char *ifname)
@@ -114,9 +127,9 @@ static void expect_cell(const struct fleet *f, const char *from, const char *to,
 		assert_int_equal(c.at, named(f, at));
 }
 
-/* every pair's verdict; the one from -> to as want at at, every other one ok or local */
-static void expect_only(const struct fleet *f, const char *from, const char *to,
-			enum fleet_cause want, const char *at)
+/* every pair's verdict: from -> to (and back -> from) as want at at, every other one ok or local */
+static void expect_pairs(const struct fleet *f, const char *from, const char *to, bool back,
+			 enum fleet_cause want, const char *at)
 {
 	for (size_t i = 0; i < f->n_ports; i++)
 		for (size_t j = 0; j < f->n_ports; j++) {
@@ -129,7 +142,8 @@ static void expect_only(const struct fleet *f, const char *from, const char *to,
 			snprintf(name, sizeof(name), "%s:%s", f->ports[i].host, f->ports[i].ifname);
 			snprintf(where, sizeof(where), "%s:%s", f->ports[j].host,
 				 f->ports[j].ifname);
-			if (from && strcmp(name, from) == 0 && strcmp(where, to) == 0) {
+			if (from && ((strcmp(name, from) == 0 && strcmp(where, to) == 0) ||
+				     (back && strcmp(name, to) == 0 && strcmp(where, from) == 0))) {
 				snprintf(where, sizeof(where), "%s:%s", f->ports[c.at].host,
 					 f->ports[c.at].ifname);
 				assert_string_equal(fleet_cause_word(c.cause),
@@ -142,6 +156,13 @@ static void expect_only(const struct fleet *f, const char *from, const char *to,
 							    ? "local"
 							    : "ok");
 		}
+}
+
+/* every pair's verdict; the one from -> to as want at at, every other one ok or local */
+static void expect_only(const struct fleet *f, const char *from, const char *to,
+			enum fleet_cause want, const char *at)
+{
+	expect_pairs(f, from, to, false, want, at);
 }
 
 static void all_ok(void **state)
@@ -171,23 +192,54 @@ static void flux_at_the_port_that_answered(void **state)
 	}
 }
 
+/*
+ * a's ib1 sends to b's ib0 elsewhere, or has no route: the pair fails, and so
+ * does the one b's ib0 answers; the cause comes from what a reports of its rules
+ */
 static void route_faults_at_the_source(void **state)
+{
+	static const struct {
+		const char *inventory, *dev; /* dev NULL: no route */
+		int table;
+		enum fleet_cause want;
+	} cases[] = {
+		/* a rule of ib-hook's table sends it elsewhere */
+		{ GOOD, "ib0", 1000, FLEET_WRONG_PORT },
+		/* the rule is there, its table has no way to the peer (a rail without a gateway) */
+		{ GOOD, NULL, 0, FLEET_NO_ROUTE },
+		/* the rule is gone while the other port has one (drift): main sends it elsewhere, */
+		{ INVENTORY("", ",\"routed\":false", "", ""), "ib0", 254, FLEET_NO_RULE },
+		/* ... or, under MainRoute=delete, nowhere */
+		{ INVENTORY("", ",\"routed\":false", "", ""), NULL, 0, FLEET_NO_RULE },
+		/* no port of the host has one: ib-hook was never applied there */
+		{ INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "ib0", 254,
+		  FLEET_NOT_APPLIED },
+		{ INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), NULL, 0,
+		  FLEET_NOT_APPLIED },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fleet f;
+
+		load(&f, cases[k].inventory, "1 1 2 0",
+		     probe(1, 1, 2, 0, cases[k].dev, cases[k].table, "[\"02:00:00:00:02:00\"]"));
+		expect_pairs(&f, "a:ib1", "b:ib0", true, cases[k].want, "a:ib1");
+		fleet_free(&f);
+	}
+}
+
+/* both ways wrong: the request's route, met first, is the one cause of each pair */
+static void one_cause_when_both_ways_fail(void **state)
 {
 	struct fleet f;
 
 	(void)state;
-	/* a rule of ib-hook's table sends it elsewhere */
-	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 1000, "[\"02:00:00:00:02:00\"]"));
-	expect_only(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
-	fleet_free(&f);
-	/* main's route: the rule is gone while the host's other port has one (drift) */
-	load(&f, GOOD, "1 1 2 0", probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
-	expect_only(&f, "a:ib1", "b:ib0", FLEET_NO_RULE, "a:ib1");
-	fleet_free(&f);
-	/* ... and no port of the host has one: ib-hook was never applied there */
-	load(&f, INVENTORY(",\"routed\":false", ",\"routed\":false", "", ""), "1 1 2 0",
-	     probe(1, 1, 2, 0, "ib0", 254, "[\"02:00:00:00:02:00\"]"));
-	expect_only(&f, "a:ib1", "b:ib0", FLEET_NOT_APPLIED, "a:ib1");
+	load_odd(&f, INVENTORY(",\"routed\":false", "", ",\"routed\":false", ""), "1 0 2 0",
+		 probe(1, 0, 2, 0, "ib1", 254, "[\"02:00:00:00:02:00\"]"), "2 0 1 0",
+		 probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_NO_RULE, "a:ib0");
+	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
 }
 
@@ -197,15 +249,16 @@ static void rp_filter_at_the_port_that_drops(void **state)
 	struct fleet f;
 
 	(void)state;
-	load(&f, INVENTORY("", "", ",\"rp_filter\":1", ""), "2 0 1 0",
+	load(&f, INVENTORY("", "", ",\"rp_filter\":1,\"routed\":false", ""), "2 0 1 0",
 	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
+	/* dropped on arrival: before the reply's way back counts */
 	expect_cell(&f, "a:ib0", "b:ib0", FLEET_RP_FILTER, "b:ib0");
 	expect_cell(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
-	/* loose mode (2) lets it in */
-	load(&f, INVENTORY("", "", ",\"rp_filter\":2", ""), "2 0 1 0",
+	/* loose mode (2) lets it in; the reply still leaves through ib1 */
+	load(&f, INVENTORY("", "", ",\"rp_filter\":2,\"routed\":false", ""), "2 0 1 0",
 	     probe(2, 0, 1, 0, "ib1", 254, "[\"02:00:00:00:01:00\"]"));
-	expect_only(&f, "b:ib0", "a:ib0", FLEET_NO_RULE, "b:ib0");
+	expect_pairs(&f, "b:ib0", "a:ib0", true, FLEET_NO_RULE, "b:ib0");
 	fleet_free(&f);
 }
 
@@ -271,6 +324,11 @@ static void page_and_json(void **state)
 	assert_non_null(strstr(
 		buf, "<td class=\"cell arp-flux\" title=\"a ib0 -> b ib0: arp-flux at b ib1: "));
 	assert_null(strstr(buf, "<script"));
+	/* a port and itself is struck through and says so; no swatch is white or black */
+	assert_non_null(strstr(buf, "<td class=\"self\" title=\"a ib0: the same port, no pair\">"));
+	assert_null(strstr(buf, "background:#fff}"));
+	assert_null(strstr(buf, "background:#ffffff}"));
+	assert_null(strstr(buf, "background:#000"));
 	free(buf);
 	buf = NULL;
 	out = open_memstream(&buf, &size);
@@ -306,6 +364,13 @@ static void bad_documents(void **state)
 				    fleet_add_inventory, &at),
 			 -EINVAL);
 	fleet_free(&f);
+	/* a port without its hardware address: nobody could tell its ARP answers */
+	assert_int_equal(fleet_read(&f,
+				    "{\"version\":1,\"host\":\"a\",\"ports\":[{\"interface\":"
+				    "\"ib0\",\"hwaddr\":\"\",\"addresses\":[]}]}",
+				    fleet_add_inventory, &at),
+			 -EINVAL);
+	fleet_free(&f);
 	/* a probe naming a port no inventory has */
 	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
 	assert_int_equal(
@@ -331,6 +396,7 @@ int main(void)
 		cmocka_unit_test(all_ok),
 		cmocka_unit_test(flux_at_the_port_that_answered),
 		cmocka_unit_test(route_faults_at_the_source),
+		cmocka_unit_test(one_cause_when_both_ways_fail),
 		cmocka_unit_test(rp_filter_at_the_port_that_drops),
 		cmocka_unit_test(down_and_unanswered),
 		cmocka_unit_test(silent_host),
