@@ -47,9 +47,12 @@ static int linux_netns(struct ibh_kernel *k, struct ibh_netns *ret)
 	r = netlink_netns_cookie(k->nl, &ns.cookie);
 	if (r < 0 && r != -ENOPROTOOPT)
 		return r;
-	r = netlink_netns_inode(&ns.dev, &ns.ino);
-	if (r < 0)
-		return r;
+	/* only without the cookie: a root without /proc (a chroot) has none */
+	if (!ns.cookie) {
+		r = netlink_netns_inode(&ns.dev, &ns.ino);
+		if (r < 0)
+			return r;
+	}
 	*ret = ns;
 	return 0;
 }
