@@ -11,10 +11,15 @@
  * the namespace (remove the address the plan has just seen); an exit status
  * other than 0 is the errno the request then fails with, without reaching
  * the kernel.
+ *
+ * IB_HOOK_TEST_NO_NETNS_COOKIE=1 makes getsockopt(SO_NETNS_COOKIE) fail with
+ * ENOPROTOOPT, as on kernels before 5.14, so that the record is named after
+ * the namespace's inode (the fallback) on any kernel.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +34,22 @@ int __wrap_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
 int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+int __real_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
+int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	if (level == SOL_SOCKET && name == SO_NETNS_COOKIE &&
+	    getenv("IB_HOOK_TEST_NO_NETNS_COOKIE")) {
+		errno = ENOPROTOOPT;
+		return -1;
+	}
+	return __real_getsockopt(fd, level, name, val, len);
+}
 
 /* 0, or the negative errno the request is to fail with */
 static int seam(const char *kind, uint32_t table)
