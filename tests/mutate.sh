@@ -52,9 +52,9 @@ for name in $want; do
 		echo "unknown mutation '$name'" >&2
 		exit 2
 	}
-	file=$(echo "$line" | cut -d'|' -f2)
-	expr=$(echo "$line" | cut -d'|' -f3)
-	what=$(echo "$line" | cut -d'|' -f4)
+	file=$(printf "%s\n" "$line" | cut -d'|' -f2)
+	expr=$(printf "%s\n" "$line" | cut -d'|' -f3)
+	what=$(printf "%s\n" "$line" | cut -d'|' -f4)
 	src=$work/$name/src
 	build=$work/$name/build
 	rm -rf "$work/$name"
