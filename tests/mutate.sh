@@ -7,7 +7,8 @@
 # which is built in a scratch directory; the suites are then run against it
 # and the tests that failed are listed. A mutation counts as caught only when
 # tests of at least two different suites fail; the script exits 1 if one is
-# not (or a sed no longer applies: the code moved, fix the sed).
+# not (or a sed no longer applies: the code moved, fix the sed). The tree is
+# first run unchanged: a test that fails there counts for no mutation.
 #
 #   tests/mutate.sh                 every mutation, suites unit netns hooks fault random watch
 #   tests/mutate.sh NAME...         only those
@@ -21,6 +22,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 suites=${MUTATE_SUITES:-unit netns hooks fault random watch}
 work=${MUTATE_DIR:-}
+mkdir -p "${work:-/tmp}"
 if [ -z "$work" ]; then
 	work=$(mktemp -d /tmp/ib-hook-mutate.XXXXXX)
 	trap 'rm -rf "$work"' EXIT
@@ -47,46 +49,60 @@ status=0
 results=$work/results
 : >"$results"
 
+args=
+for s in $suites; do
+	args="$args --suite $s"
+done
+
+# build (and mutate with $3) a copy in $work/$1, run the suites; $work/$1/failed lists what failed
+run() {
+	src=$work/$1/src
+	build=$work/$1/build
+	rm -rf "$work/$1"
+	mkdir -p "$src"
+	(cd "$top" && printf '%s\n' "$files" | tar -cf - -T -) | tar -xf - -C "$src"
+	if [ -n "$3" ]; then
+		sed -i "$3" "$src/$2"
+		if cmp -s "$top/$2" "$src/$2"; then
+			echo "$1: the sed no longer changes $2: fix the mutation" | tee -a "$results"
+			return 1
+		fi
+	fi
+	if ! { meson setup -Dwerror=false "$build" "$src" >"$work/$1/build.log" 2>&1 &&
+	       ninja -C "$build" >>"$work/$1/build.log" 2>&1; }; then
+		echo "$1: does not build (see $work/$1/build.log)" | tee -a "$results"
+		return 1
+	fi
+	# shellcheck disable=SC2086
+	meson test -C "$build" $args >"$work/$1/test.log" 2>&1
+	python3 - "$build/meson-logs/testlog.json" >"$work/$1/failed" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS"):
+        print(t["name"].split(":", 1)[-1].replace(" ", ""))
+EOF
+}
+
+run unchanged "" "" || exit 1
+if [ -s "$work/unchanged/failed" ]; then
+	echo "unchanged: fail without a mutation, counted for none: $(echo $(cat "$work/unchanged/failed"))" |
+		tee -a "$results"
+fi
+
 for name in $want; do
 	line=$(printf '%s\n' "$mutations" | grep "^$name|") || {
 		echo "unknown mutation '$name'" >&2
 		exit 2
 	}
-	file=$(printf "%s\n" "$line" | cut -d'|' -f2)
-	expr=$(printf "%s\n" "$line" | cut -d'|' -f3)
-	what=$(printf "%s\n" "$line" | cut -d'|' -f4)
-	src=$work/$name/src
-	build=$work/$name/build
-	rm -rf "$work/$name"
-	mkdir -p "$src"
-	(cd "$top" && echo "$files" | tar -cf - -T -) | tar -xf - -C "$src"
-	sed -i "$expr" "$src/$file"
-	if cmp -s "$top/$file" "$src/$file"; then
-		echo "$name: the sed no longer changes $file: fix the mutation" | tee -a "$results"
+	file=$(printf '%s\n' "$line" | cut -d'|' -f2)
+	expr=$(printf '%s\n' "$line" | cut -d'|' -f3)
+	what=$(printf '%s\n' "$line" | cut -d'|' -f4)
+	if ! run "$name" "$file" "$expr"; then
 		status=1
 		continue
 	fi
-	if ! { meson setup -Dwerror=false "$build" "$src" >"$work/$name/build.log" 2>&1 &&
-	       ninja -C "$build" >>"$work/$name/build.log" 2>&1; }; then
-		echo "$name: does not build (see $work/$name/build.log)" | tee -a "$results"
-		status=1
-		continue
-	fi
-	args=
-	for s in $suites; do
-		args="$args --suite $s"
-	done
-	# shellcheck disable=SC2086
-	meson test -C "$build" $args >"$work/$name/test.log" 2>&1
-	caught=$(python3 - "$build/meson-logs/testlog.json" <<'EOF'
-import json, sys
-bad = ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS")
-for line in open(sys.argv[1]):
-    t = json.loads(line)
-    if t["result"] in bad:
-        print(t["name"].split(":", 1)[-1].replace(" ", ""))
-EOF
-)
+	caught=$(grep -vxF -f "$work/unchanged/failed" "$work/$name/failed")
 	nsuites=$(printf '%s\n' "$caught" | sed -n 's|/.*||p' | sort -u | grep -c .)
 	verdict=caught
 	if [ "$nsuites" -lt 2 ]; then

@@ -76,6 +76,8 @@ rng2 = random.Random(SEED ^ 0x5EED)
 # draw from a third one, and IB_HOOK_EXTRA=0 leaves them out
 EXTRA = os.environ.get("IB_HOOK_EXTRA") != "0"
 rng3 = random.Random(SEED ^ 0x32329)
+# how often a step makes and deletes namespaces (IB_HOOK_NETNS, a probability)
+NETNS_P = float(os.environ.get("IB_HOOK_NETNS", "0.02"))
 # how long the watcher may take to converge after a step (a bounded poll, not a sleep)
 CONVERGE_S = 10
 # what the test forwards to every ib-hook run (the netns-cookie fallback of tests/seam.c)
@@ -106,7 +108,7 @@ def ip(*args, check=False):
 def fail(msg):
     print(f"not ok - {msg}")
     replay = "".join(f"{k}={os.environ[k]} " for k in ("IB_HOOK", "IB_HOOK_TEST_NO_NETNS_COOKIE", "IB_HOOK_WATCH",
-                                                        "IB_HOOK_CLASSIC", "IB_HOOK_EXTRA") if k in os.environ)
+                                                        "IB_HOOK_CLASSIC", "IB_HOOK_EXTRA", "IB_HOOK_NETNS") if k in os.environ)
     print(f"# seed {SEED}; replay: {replay}IB_HOOK_SEED={SEED} IB_HOOK_STEPS={step_no} {sys.argv[0]}")
     for line in log[-25:]:
         print(f"#   {line}")
@@ -755,7 +757,7 @@ def step_netns():
         # make new ones until one gets it, a bounded number of times
         made = []
         deadline = time.monotonic() + 2
-        while time.monotonic() < deadline and len(made) < 12:
+        while time.monotonic() < deadline and len(made) < 6:
             n = f"{NS}s{stats['ns']}"
             stats["ns"] += 1
             if subprocess.run(["ip", "netns", "add", n], capture_output=True).returncode != 0:
@@ -775,18 +777,15 @@ def step_netns():
         stats["ns"] += 1
         subprocess.run(["ip", "netns", "add", name], capture_output=True, check=True)
     note_records(name)
-    for cmd in (["ip", "link", "set", "lo", "up"], ["ip", "link", "add", "ib0", "type", "veth", "peer", "name", "pib0"],
-                ["ip", "link", "set", "ib0", "up"], ["ip", "link", "set", "pib0", "up"],
-                ["ip", "addr", "add", "172.16.34.1/16", "dev", "ib0"],
-                ["ip", "-6", "addr", "add", "2001:db8:34::1/64", "dev", "ib0", "nodad"]):
-        in_scratch(name, *cmd)
+    in_scratch(name, "sh", "-ec", "ip link set lo up; ip link add ib0 type veth peer name pib0; "
+               "ip link set ib0 up; ip link set pib0 up; ip addr add 172.16.34.1/16 dev ib0; "
+               "ip -6 addr add 2001:db8:34::1/64 dev ib0 nodad")
     base = 5000 if scratch and scratch[3] == 1000 else 1000
     ifindex = json.loads(in_scratch(name, "ip", "-j", "link", "show", "ib0").stdout)[0]["ifindex"]
     planted = set()
     if old_table:
         before = scratch_state(name)
-        for cmd in scratch_objects(name, old_table):
-            in_scratch(name, *cmd)
+        in_scratch(name, "sh", "-ec", "; ".join(" ".join(cmd) for cmd in scratch_objects(name, old_table)))
         planted = scratch_state(name) - before
     with open(f"{tmp}/scratch.conf", "w") as f:
         f.write(SCRATCH_CONF[base])
@@ -930,7 +929,7 @@ def step():
         if y < 0.06:
             step_unblock()
             return
-        if y < 0.09:
+        if y < 0.06 + NETNS_P:
             step_netns()
             return
     if EXTENDED and rng2.random() < 0.1:
