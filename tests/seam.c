@@ -15,10 +15,16 @@
  * IB_HOOK_TEST_NO_NETNS_COOKIE=1 makes getsockopt(SO_NETNS_COOKIE) fail with
  * ENOPROTOOPT, as on kernels before 5.14, so that the record is named after
  * the namespace's inode (the fallback) on any kernel.
+ *
+ * IB_HOOK_TEST_RDMA=NETDEV=DEV:PORT adds an RDMA port DEV PORT whose netdev
+ * is NETDEV to what the kernel reports, for the output of a host with an
+ * RDMA port on a kernel without rdma_rxe.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -34,6 +40,8 @@ int __wrap_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
 int __wrap_netlink_rule_add(struct ibh_nl *n, const struct ibh_rule *r);
 int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
+int __real_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
+int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
 int __real_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 int __wrap_getsockopt(int fd, int level, int name, void *val, socklen_t *len);
 
@@ -105,4 +113,33 @@ int __wrap_netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r)
 	int e = seam("rule-del", r->table);
 
 	return e < 0 ? e : __real_netlink_rule_del(n, r);
+}
+
+int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
+{
+	const char *spec = getenv("IB_HOOK_TEST_RDMA");
+	struct ibh_rdma_port fake = {}, *v = NULL, *w;
+	char ndev[IF_NAMESIZE];
+	size_t n = 0;
+
+	if (!spec)
+		return __real_netlink_rdma_ports(ret, n_ret);
+	if (sscanf(spec, "%15[^=]=%63[^:]:%u", ndev, fake.dev, &fake.port) != 3)
+		return -EINVAL;
+	fake.ifindex = (int)if_nametoindex(ndev);
+	snprintf(fake.ndev, sizeof(fake.ndev), "%s", ndev);
+	/* a kernel without RDMA netlink reports no port: the fake is then the only one */
+	if (__real_netlink_rdma_ports(&v, &n) < 0) {
+		v = NULL;
+		n = 0;
+	}
+	w = realloc(v, (n + 1) * sizeof(*w));
+	if (!w) {
+		free(v);
+		return -ENOMEM;
+	}
+	w[n++] = fake;
+	*ret = w;
+	*n_ret = n;
+	return 0;
 }
