@@ -36,7 +36,7 @@ refuse-all@src/plan.c@s#^\t/\* before routing: a mode change#\tif (action == IBH
 arp-sysctl@src/plan.c@s/if (c->sysctl\[k\] == IBH_SYSCTL_KEEP || o->sysctl\[k\] == c->sysctl\[k\])/if (1)/@ARP sysctls not set
 main-restore@src/plan.c@s/} else if (action == IBH_ACTION_REMOVE && c->main_route == IBH_MAIN_DELETE &&/} else if (0 \&\& c->main_route == IBH_MAIN_DELETE \&\&/@MainRoute=delete: main route not given back on remove
 foreign-rule@src/plan.c@s/if (!owner && (link_known(o) || j < 0))/if (0)/@a foreign rule in a table of its own is deleted
-status-exit@src/engine.c@s/return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;/return (void)ok, IBH_OK;/@--status exits 0 on drift
+status-exit@src/engine.c@s/return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;/return (void)ok, IBH_OK;/; s/res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/res = v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/@--status exits 0 on drift (both places that say so)
 check-wrong-port@src/check.c@s/because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,/because(l, IBH_CHECK_OK, "the route from %s leaves through %s, not %s", a,/@--check does not report wrong-port
 watch-repair@src/netlink.c@s/^\tev->events++;$/\tev->events++;\n\treturn NL_OK;/@the watcher ignores every notification
 record@src/record.c@/^int record_write(const char \*path, const char \*text)$/{n;s/^{$/{\n\treturn (void)path, (void)text, 0;/}@the record is never written

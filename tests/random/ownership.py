@@ -311,6 +311,21 @@ def random_new_route():
     add_foreign("route", args)
 
 
+def carrier(port):
+    """wait (bounded) until port and its peer have their carrier back: until then
+    the kernel flags the routes through either `linkdown`, which is not a change
+    of ib-hook's making"""
+    deadline = time.monotonic() + 5
+    while True:
+        links = json.loads(ip("-j", "link", "show").stdout or "[]")
+        up = {link["ifname"] for link in links if "LOWER_UP" in link.get("flags", [])}
+        if {dev(port), "p" + port} <= up:
+            return
+        if time.monotonic() > deadline:
+            fail(f"{dev(port)} and p{port} have no carrier 5 s after they were set up")
+        time.sleep(0.01)
+
+
 def readdress(port):
     """a port's own addresses, as a network manager sets them again"""
     ip("addr", "add", V4[port] + "/16", "dev", dev(port))
@@ -340,6 +355,7 @@ def step_rename():
     log.append(f"rename {NAME[port]} -> {new}")
     NAME[port] = new
     ip("link", "set", new, "up")
+    carrier(port)
     readdress(port)
 
 
@@ -355,6 +371,7 @@ def step_recreate():
     ip("link", "add", dev(port), "type", "veth", "peer", "name", "p" + port, check=True)
     ip("link", "set", "p" + port, "up")
     ip("link", "set", dev(port), "up")
+    carrier(port)
     readdress(port)
     log.append(f"re-created {dev(port)}")
 
@@ -978,6 +995,7 @@ def step():
         disturb(port_of(port))
         forget_routes_of(port)
         ip("link", "set", port, "up")
+        carrier(port_of(port))
         log.append(f"link bounce {port}")
     else:
         step_kill()
