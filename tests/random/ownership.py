@@ -774,7 +774,7 @@ def step_netns():
         # make new ones until one gets it, a bounded number of times
         made = []
         deadline = time.monotonic() + 2
-        while time.monotonic() < deadline and len(made) < 6:
+        while time.monotonic() < deadline and len(made) < 10:
             n = f"{NS}s{stats['ns']}"
             stats["ns"] += 1
             if subprocess.run(["ip", "netns", "add", n], capture_output=True).returncode != 0:
@@ -783,7 +783,7 @@ def step_netns():
             if ns_inode(n) == old_inode:
                 heir = True
                 break
-            time.sleep(0.02)
+            time.sleep(0.05)
         if not made:
             fail("cannot create a namespace")
         name = made[-1]
@@ -841,9 +841,9 @@ def step_unblock():
     gone = (before_rules - after_rules) | (before_routes - after_routes)
     foreign_rules.difference_update(gone)
     foreign_routes.difference_update(gone)
-    if any(ib_hook_shaped("rule" if "priority" in json.loads(g) and "dst" not in json.loads(g) else "route", json.loads(g))
-           for g in gone - {o}):
-        disturb_all()  # the kernel matched ib-hook's object first: the test's doing, not ib-hook's
+    # what a run left because this object was in the way is now due: only the
+    # next run (or the watcher) does it
+    disturb_all()
     log.append(f"foreign object deleted: ip {' '.join(args)}")
 
 
@@ -1054,6 +1054,12 @@ def main():
             check_foreign(f"step {i + 1}", k)
             if WATCH and watcher.poll() is not None:
                 fail(f"step {i + 1}: the watcher exited ({watcher.returncode}): {open(f'{tmp}/watch.log').read()[-500:]}")
+        # with the fallback forced, item 1 is only tested where a namespace got a
+        # deleted one's inode: a few more tries if the steps found none
+        for _ in range(10 if PASS_ENV and EXTRA and not stats["heirs"] else 0):
+            step_netns()
+            if stats["heirs"]:
+                break
         step_apply_all()
         check_foreign("final apply", snapshot())
         config_before = config
