@@ -657,8 +657,16 @@ stats = {"checks": 0, "excused": 0, "refusals": 0, "ns": 0, "heirs": 0}
 
 def disturb(port):
     """a step changed port: without the watcher nothing is known until the next run;
-    the watcher sees the event and applies, even after a --remove"""
+    the watcher sees the event and applies, even after a --remove. A port that
+    shares an address with it stood aside for it or took it: changed as well."""
     expect[port] = None
+    if WATCH:
+        return
+    addrs = snapshot()["addrs"]
+    mine = {a["local"] for a in addrs.get(dev(port), [])}
+    for q in PORTS:
+        if mine & {a["local"] for a in addrs.get(dev(q), [])}:
+            expect[q] = None
 
 
 def disturb_all():
@@ -987,6 +995,7 @@ def step():
     elif x < 0.86:
         a = rng.choice([f"172.16.34.{rng.randrange(10, 14)}/16", f"2001:db8:34::{rng.randrange(10, 14):x}/64", "10.72.0.1 peer 10.99.0.0/24"])
         verb = "add" if rng.random() < 0.6 else "del"
+        disturb(port_of(port))
         ip("addr", verb, *a.split(), "dev", port, *(["nodad"] if ":" in a and verb == "add" else []))
         disturb(port_of(port))
         log.append(f"ip addr {verb} {a} dev {port}")
