@@ -721,6 +721,7 @@ def check_state(what):
 SCRATCH_CONF = {1000: "[Match]\nName=ib0\n", 5000: "[Match]\nName=ib0\n[Routing]\nTableBase=5000\n"}
 scratch = None  # (namespace, its inode, the table ib-hook used there, its TableBase)
 records = set()  # the record files the test's namespaces may have left under /run/ib-hook
+alive = set()  # the namespaces the test made besides NS, deleted on the way out
 
 
 def ns_inode(name):
@@ -778,6 +779,7 @@ def step_netns():
     if scratch:
         old, old_inode, old_table, _ = scratch
         subprocess.run(["ip", "netns", "del", old], capture_output=True)
+        alive.discard(old)
         # the kernel frees a namespace's inode once it is gone, asynchronously:
         # make new ones until one gets it, a bounded number of times
         made = []
@@ -787,6 +789,7 @@ def step_netns():
             stats["ns"] += 1
             if subprocess.run(["ip", "netns", "add", n], capture_output=True).returncode != 0:
                 break
+            alive.add(n)
             made.append(n)
             if ns_inode(n) == old_inode:
                 heir = True
@@ -797,10 +800,12 @@ def step_netns():
         name = made[-1]
         for n in made[:-1]:
             subprocess.run(["ip", "netns", "del", n], capture_output=True)
+            alive.discard(n)
     else:
         name = f"{NS}s{stats['ns']}"
         stats["ns"] += 1
         subprocess.run(["ip", "netns", "add", name], capture_output=True, check=True)
+        alive.add(name)
     note_records(name)
     in_scratch(name, "sh", "-ec", "ip link set lo up; ip link add ib0 type veth peer name pib0; "
                "ip link set ib0 up; ip link set pib0 up; ip addr add 172.16.34.1/16 dev ib0; "
@@ -1085,8 +1090,8 @@ def main():
             except (ProcessLookupError, ValueError):
                 pass
         subprocess.run(["ip", "netns", "del", NS], capture_output=True)
-        if scratch:
-            subprocess.run(["ip", "netns", "del", scratch[0]], capture_output=True)
+        for n in alive:
+            subprocess.run(["ip", "netns", "del", n], capture_output=True)
         # the records of the test's namespaces, gone with them (a later namespace must not find them)
         for r in records:
             try:
