@@ -887,7 +887,12 @@ static int on_event(struct nl_msg *msg, void *arg)
 		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)) {
 			if (rt.table == RT_TABLE_LOCAL)
 				break; /* the kernel's own, for local addresses: the address event says it */
-			if (rt.oif > 0)
+			/*
+			 * a route in another table names its device, not the link
+			 * whose table it is: one through another device in T(X)
+			 * comes and goes without an event of X's
+			 */
+			if (rt.oif > 0 && rt.table == RT_TABLE_MAIN)
 				mark(ev, rt.oif);
 			/*
 			 * a gateway route of main may be copied into the table of

@@ -16,8 +16,13 @@
  * before 5.14: the record is then named by the fallback (ib-hook(8), FILES).
  * IB_HOOK_TEST_NETNS_INODE=N gives the namespace inode N, as the kernel gives
  * a later namespace the inode of one that went.
+ *
+ * IB_HOOK_TEST_RDMA=NETDEV=DEV:PORT adds an RDMA port DEV PORT whose netdev
+ * is NETDEV to what the kernel reports, for the output of a host with an
+ * RDMA port on a kernel without rdma_rxe.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +44,8 @@ int __real_netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret);
 int __wrap_netlink_netns_cookie(struct ibh_nl *n, uint64_t *ret);
 int __real_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
 int __wrap_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
+int __real_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
+int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
 
 /* 0, or the negative errno the request is to fail with */
 static int seam(const char *kind, uint32_t table)
@@ -113,4 +120,33 @@ int __wrap_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino)
 	if (r >= 0 && ino)
 		*ret_ino = strtoull(ino, NULL, 10);
 	return r;
+}
+
+int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
+{
+	const char *spec = getenv("IB_HOOK_TEST_RDMA");
+	struct ibh_rdma_port fake = {}, *v = NULL, *w;
+	char ndev[IF_NAMESIZE];
+	size_t n = 0;
+
+	if (!spec)
+		return __real_netlink_rdma_ports(ret, n_ret);
+	if (sscanf(spec, "%15[^=]=%63[^:]:%u", ndev, fake.dev, &fake.port) != 3)
+		return -EINVAL;
+	fake.ifindex = (int)if_nametoindex(ndev);
+	snprintf(fake.ndev, sizeof(fake.ndev), "%s", ndev);
+	/* a kernel without RDMA netlink reports no port: the fake is then the only one */
+	if (__real_netlink_rdma_ports(&v, &n) < 0) {
+		v = NULL;
+		n = 0;
+	}
+	w = realloc(v, (n + 1) * sizeof(*w));
+	if (!w) {
+		free(v);
+		return -ENOMEM;
+	}
+	w[n++] = fake;
+	*ret = w;
+	*n_ret = n;
+	return 0;
 }

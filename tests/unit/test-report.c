@@ -7,7 +7,9 @@
  * "surrogateescape"), which no valid UTF-8 text ever gives, so the bytes
  * come back exactly.
  */
+#include <arpa/inet.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,6 +21,9 @@
 #include <net/if_arp.h>
 
 #include "config.h"
+#include "config.h"
+#include "model.h"
+#include "plan.h"
 #include "report.h"
 
 /* a --status document written to memory */
@@ -162,11 +167,95 @@ static void test_unread(void **state)
 	free(out);
 }
 
+/* NULL when doc is one well-formed JSON value (nesting, strings), else what is wrong */
+static const char *json_malformed(const char *doc)
+{
+	char stack[64];
+	size_t depth = 0;
+	bool in_string = false, seen = false;
+
+	for (const char *s = doc; *s; s++) {
+		if (in_string) {
+			if (*s == '\\' && s[1])
+				s++;
+			else if (*s == '"')
+				in_string = false;
+			continue;
+		}
+		if (*s == '"') {
+			in_string = true;
+		} else if (*s == '{' || *s == '[') {
+			if (depth == 0 && seen)
+				return "a second value after the document";
+			if (depth == sizeof(stack))
+				return "nested too deep";
+			stack[depth++] = *s == '{' ? '}' : ']';
+			seen = true;
+		} else if (*s == '}' || *s == ']') {
+			if (depth == 0 || stack[--depth] != *s)
+				return "a bracket closes what it did not open";
+		}
+	}
+	if (in_string)
+		return "an unterminated string";
+	return depth || !seen ? "an unclosed object or array" : NULL;
+}
+
+/* --status --json of one up link with an address, and, if rdma_dev, its RDMA port */
+static char *status_json(const char *rdma_dev)
+{
+	struct ibh_addr addr = { .ip = { .family = AF_INET, .len = 16 } };
+	struct ibh_observed o = { .link = { .name = "ib0", .ifindex = 3, .up = true },
+				  .table = 1003,
+				  .addrs = &addr,
+				  .n_addrs = 1 };
+	struct ibh_plan p = {};
+	struct ibh_config c;
+	struct ibh_report *r;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+
+	assert_non_null(f);
+	assert_int_equal(inet_pton(AF_INET, "172.16.34.1", addr.ip.a), 1);
+	config_defaults(&c);
+	if (rdma_dev) {
+		snprintf(o.rdma.dev, sizeof(o.rdma.dev), "%s", rdma_dev);
+		o.rdma.port = 1;
+		o.rdma.ifindex = 3;
+	}
+	assert_int_equal(report_new(f, true, true, &r), 0);
+	report_status(r, &c, &o, &p);
+	report_end(r, "/run/ib-hook/netns-c1", true, "/etc/ib-hook.conf", "");
+	report_free(r);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* issue 32: the document is well-formed with and without an RDMA port */
+static void test_status_json_well_formed(void **state)
+{
+	const char *rdma[] = { NULL, "mlx5_0" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rdma) / sizeof(rdma[0]); i++) {
+		char *doc = status_json(rdma[i]);
+		const char *why = json_malformed(doc);
+
+		if (why)
+			fail_msg("%s\n(RDMA port: %s): %s", doc, rdma[i] ? rdma[i] : "none", why);
+		if (rdma[i] && !strstr(doc, "\"rdma\":{\"device\":\"mlx5_0\",\"port\":1}"))
+			fail_msg("%s\nholds no rdma object", doc);
+		free(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_unread),
+		cmocka_unit_test(test_status_json_well_formed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
