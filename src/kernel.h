@@ -24,9 +24,10 @@ struct ibh_addr_entry {
 
 /* what notifications since the last read say to look at */
 struct ibh_events {
-	bool all;	     /* events were lost, or too many links: look at everything */
-	bool overrun;	     /* ... because the receive buffer overflowed (ENOBUFS) */
-	bool tables_changed; /* a rule or a route without a device changed */
+	bool all;     /* events were lost, or too many links: look at everything */
+	bool overrun; /* ... because the receive buffer overflowed (ENOBUFS) */
+	/* look at every managed link: a rule, a route without a device, a link or an address changed */
+	bool tables_changed;
 	int ifindex[64];
 	size_t n;
 	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */

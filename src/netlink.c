@@ -871,15 +871,23 @@ static int on_event(struct nl_msg *msg, void *arg)
 	}
 	ev->events++;
 	switch (nlh->nlmsg_type) {
+	/*
+	 * An address on two managed links has one owner; when it leaves the
+	 * owner (the address goes, the link is renamed out of the match or
+	 * deleted), the other link takes it with no event of its own: a link or
+	 * address event looks at every managed link (found by ownership-watch)
+	 */
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
 		if (nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)))
 			mark(ev, ((struct ifinfomsg *)nlmsg_data(nlh))->ifi_index);
+		ev->tables_changed = true;
 		break;
 	case RTM_NEWADDR:
 	case RTM_DELADDR:
 		if (nlmsg_valid_hdr(nlh, sizeof(struct ifaddrmsg)))
 			mark(ev, (int)((struct ifaddrmsg *)nlmsg_data(nlh))->ifa_index);
+		ev->tables_changed = true;
 		break;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
