@@ -26,7 +26,7 @@ struct ibh_addr_entry {
 struct ibh_events {
 	bool all;     /* events were lost, or too many links: look at everything */
 	bool overrun; /* ... because the receive buffer overflowed (ENOBUFS) */
-	/* look at every managed link: a rule, a route without a device, a link or an address changed */
+	/* look at every managed link: a rule, a route without a device, a link changed, an address went */
 	bool tables_changed;
 	int ifindex[64];
 	size_t n;

@@ -874,8 +874,9 @@ static int on_event(struct nl_msg *msg, void *arg)
 	/*
 	 * An address on two managed links has one owner; when it leaves the
 	 * owner (the address goes, the link is renamed out of the match or
-	 * deleted), the other link takes it with no event of its own: a link or
-	 * address event looks at every managed link (found by ownership-watch)
+	 * deleted), the other link takes it with no event of its own: a link
+	 * event or an address that goes looks at every managed link (found by
+	 * ownership-watch)
 	 */
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
@@ -887,7 +888,8 @@ static int on_event(struct nl_msg *msg, void *arg)
 	case RTM_DELADDR:
 		if (nlmsg_valid_hdr(nlh, sizeof(struct ifaddrmsg)))
 			mark(ev, (int)((struct ifaddrmsg *)nlmsg_data(nlh))->ifa_index);
-		ev->tables_changed = true;
+		if (nlh->nlmsg_type == RTM_DELADDR)
+			ev->tables_changed = true;
 		break;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
@@ -902,11 +904,13 @@ static int on_event(struct nl_msg *msg, void *arg)
 			 */
 			if (rt.oif > 0 && rt.table == RT_TABLE_MAIN)
 				mark(ev, rt.oif);
+			else
+				ev->tables_changed = true;
 			/*
 			 * a gateway route of main may be copied into the table of
 			 * another port whose prefix holds its gateway (GatewayRoutes=)
 			 */
-			if (rt.oif <= 0 || (rt.table == RT_TABLE_MAIN && rt.gateway))
+			if (rt.table == RT_TABLE_MAIN && rt.gateway)
 				ev->tables_changed = true;
 		}
 		break;
