@@ -146,7 +146,7 @@ pair() {
 		src=$(addr6 "$h" "$x") dst=$(addr6 "$o" "$y")
 	fi
 	before=($(tx "$h"))
-	nsx "$h" ping "-$fam" -q -c 3 -i 0.2 -W 1 -I "$src" "$dst" >/dev/null 2>&1 || return 1
+	nsx "$h" ping "-$fam" -q -c 3 -i 0.2 -W 0.5 -I "$src" "$dst" >/dev/null 2>&1 || return 1
 	after=($(tx "$h"))
 	for rl in $RAILS; do
 		d=$((after[rl] - before[rl]))
