@@ -51,7 +51,9 @@ ip netns exec "$(ns f)" unshare -m sh -c '
 	exec "$@"' sh "$IB_HOOK" --config "$T_DIR/f.conf" --watch >"$T_DIR/f.log" 2>&1 &
 W_PID=$!
 eventually "ENOSPC: the watcher applied ib0" 3 has_rule f 172.16.34.1 "$(table_of f ib0)"
-inw() { nsenter -t "$W_PID" -m "$@"; }
+# -r: the watcher's root too (setns to a mount namespace moves to its root, which
+# in a chroot, as the quick start's test runs, is not the chroot's)
+inw() { nsenter -t "$W_PID" -m -r "$@"; }
 rec=$(inw sh -c 'ls /run/ib-hook/netns-*')
 check "  its record is in the tmpfs" test -n "$rec"
 # fill the page that the record does not use: the next write finds no space
