@@ -32,6 +32,7 @@
 #include "plan.h"
 #include "report.h"
 #include "select.h"
+#include "snapshot.h"
 
 #define CM_TIMEOUT_MS 2000
 
@@ -598,26 +599,18 @@ static bool named(const char *name, const char *const *ifnames, size_t n)
 int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_ifnames,
 	      const struct ibh_ip *peers, size_t n_peers, bool json, FILE *out)
 {
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	struct ibh_addr_entry *addrs = NULL;
-	size_t n_links = 0, n_addrs = 0, checked = 0, ok = 0, local = 0, passed = 0;
+	struct ibh_snapshot s;
+	size_t checked = 0, ok = 0, local = 0, passed = 0;
 	int r;
 
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
-	if (r < 0)
-		goto cleanup;
+		return r;
 	for (size_t k = 0; k < n_ifnames; k++) {
 		bool found = false;
 
-		for (size_t i = 0; i < n_links && !found; i++)
-			found = strcmp(links[i].name, ifnames[k]) == 0;
+		for (size_t i = 0; i < s.n_links && !found; i++)
+			found = strcmp(s.links[i].name, ifnames[k]) == 0;
 		if (!found) {
 			log_error("interface '%s' not found", ifnames[k]);
 			r = -ENODEV;
@@ -626,15 +619,15 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 	}
 	if (json)
 		fprintf(out, "{\"version\":1,\"checks\":[");
-	for (size_t i = 0; i < n_links; i++) {
-		const struct ibh_link *link = &links[i];
+	for (size_t i = 0; i < s.n_links; i++) {
+		const struct ibh_link *link = &s.links[i];
 
 		if (!named(link->name, ifnames, n_ifnames) || !link_is_managed(c, link))
 			continue;
-		for (size_t j = 0; j < n_addrs; j++) {
-			const struct ibh_addr *a = &addrs[j].addr;
+		for (size_t j = 0; j < s.n_addrs; j++) {
+			const struct ibh_addr *a = &s.addrs[j].addr;
 
-			if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, &a->ip))
+			if (s.addrs[j].ifindex != link->ifindex || !plan_address_managed(c, &a->ip))
 				continue;
 			for (size_t k = 0; k < (n_peers ? n_peers : 1); k++) {
 				struct ibh_check_line l = { .ifindex = link->ifindex,
@@ -649,8 +642,9 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 					l.peer = peers[k];
 					l.peer_given = true;
 				} else
-					l.no_probe = check_probe(a, addrs, n_addrs, &l.peer) < 0;
-				gather(kn, link, addrs, n_addrs, &l);
+					l.no_probe =
+						check_probe(a, s.addrs, s.n_addrs, &l.peer) < 0;
+				gather(s.k, link, s.addrs, s.n_addrs, &l);
 				check_judge(&l);
 				if (json)
 					print_json(out, &l, checked == 0);
@@ -679,9 +673,6 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 		fprintf(out, "%zu checked: %zu ok, %zu not ok\n", checked, ok, checked - passed);
 	r = checked && passed == checked ? 0 : 1;
 cleanup:
-	free(links);
-	free(addrs);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	return r;
 }

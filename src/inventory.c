@@ -19,6 +19,7 @@
 #include "report.h"
 #include "rule.h"
 #include "select.h"
+#include "snapshot.h"
 
 /* tables the kernel has of its own: a rule to one of them is none of a port's */
 #define RT_TABLE_DEFAULT_ID 253
@@ -80,25 +81,17 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 
 int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF_NAMESIZE])
 {
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	struct ibh_addr_entry *addrs = NULL;
+	struct ibh_snapshot s;
 	struct ibh_rule *rules = NULL;
-	size_t n_links = 0, n_addrs = 0, n_rules = 0;
+	size_t n_rules = 0;
 	char host[256] = "";
 	bool protocol, first = true;
 	int r;
 
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_rules(kn, &rules, &n_rules, &protocol);
+		return r;
+	r = kernel->dump_rules(s.k, &rules, &n_rules, &protocol);
 	if (r < 0)
 		goto cleanup;
 	if (gethostname(host, sizeof(host) - 1) < 0) {
@@ -106,30 +99,27 @@ int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF
 		goto cleanup;
 	}
 	/* other hosts find this one, and tell who answered ARP, by these: none is no port of it */
-	for (size_t i = 0; i < n_links; i++)
-		if (link_is_managed(c, &links[i]) && links[i].hw_len == 0) {
-			snprintf(ret_port, IF_NAMESIZE, "%s", links[i].name);
+	for (size_t i = 0; i < s.n_links; i++)
+		if (link_is_managed(c, &s.links[i]) && s.links[i].hw_len == 0) {
+			snprintf(ret_port, IF_NAMESIZE, "%s", s.links[i].name);
 			r = -EADDRNOTAVAIL;
 			goto cleanup;
 		}
 	fprintf(out, "{\"version\":1,\"host\":");
 	report_json_string(out, host);
 	fprintf(out, ",\"ports\":[");
-	for (size_t i = 0; i < n_links; i++) {
-		if (!link_is_managed(c, &links[i]))
+	for (size_t i = 0; i < s.n_links; i++) {
+		if (!link_is_managed(c, &s.links[i]))
 			continue;
 		if (!first)
 			fprintf(out, ",");
-		port_json(out, &links[i], addrs, n_addrs, rules, n_rules, c);
+		port_json(out, &s.links[i], s.addrs, s.n_addrs, rules, n_rules, c);
 		first = false;
 	}
 	fprintf(out, "]}\n");
 	r = 0;
 cleanup:
-	free(links);
-	free(addrs);
 	free(rules);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	return r;
 }

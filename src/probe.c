@@ -18,6 +18,7 @@
 #include "kernel.h"
 #include "probe.h"
 #include "report.h"
+#include "snapshot.h"
 
 /* all probes together are bounded by this; answers settle within a few ms on one fabric */
 #define ARP_TIMEOUT_MS 2000
@@ -196,9 +197,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 {
 	struct fleet f = {};
 	char *inventory = NULL;
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	size_t n_links = 0;
+	struct ibh_snapshot s = {};
 	const char *self;
 	int r;
 
@@ -208,19 +207,16 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	r = fleet_read(&f, inventory, fleet_add_inventory, ret_error);
 	if (r < 0)
 		goto cleanup;
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
 		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = find_self(&f, links, n_links, &self);
+	r = find_self(&f, s.links, s.n_links, &self);
 	if (r < 0)
 		goto cleanup;
 	r = plan_probes(&f, self);
 	if (r < 0)
 		goto cleanup;
-	r = ask(kn, &f, links, n_links);
+	r = ask(s.k, &f, s.links, s.n_links);
 	if (r < 0)
 		goto cleanup;
 	if (json) {
@@ -235,9 +231,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	else
 		fprintf(out, "%zu pairs of addresses checked from %s\n", f.n_probes, self);
 cleanup:
-	free(links);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	fleet_free(&f);
 	free(inventory);
 	return r;
