@@ -35,6 +35,8 @@ struct fleet_port {
 	bool routed;
 	/* effective IPv4 settings, -1 unknown */
 	int arp_ignore, arp_filter, rp_filter, accept_local;
+	/* its host's configuration sets AcceptLocal: pairs from the host's other ports are judged */
+	bool local_delivery;
 	bool rdma;
 	char rdma_dev[FLEET_NAME_MAX];
 	uint32_t rdma_port;
@@ -81,6 +83,7 @@ enum fleet_cause {
 	FLEET_RP_FILTER,
 	FLEET_ARP_FLUX,
 	FLEET_NO_ANSWER,
+	FLEET_LOCAL_DROPPED,
 	FLEET_CAUSE_MAX,
 };
 

@@ -65,6 +65,9 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 		check_conf_effective(link->name, "arp_filter", true),
 		check_conf_effective(link->name, "rp_filter", false),
 		check_conf_effective(link->name, "accept_local", true));
+	/* what AcceptLocal= sets, not what the port has now: a port that lost it is a fault */
+	fprintf(out, ",\"local_delivery\":%s",
+		c->sysctl[IBH_SYSCTL_ACCEPT_LOCAL] > 0 ? "true" : "false");
 	if (!rp) {
 		fprintf(out, ",\"rdma\":null}");
 		return;

@@ -106,7 +106,11 @@ static bool in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
 	return ip_equal(&pa, &px);
 }
 
-/* the probes from every address of this host's up ports to every other host's addresses */
+/*
+ * The probes from every address of this host's ports to every other host's
+ * addresses, and to its own other ports' where they are judged (the port's
+ * host sets AcceptLocal): by ARP alone, so IPv4 in one prefix only.
+ */
 static int plan_probes(struct fleet *f, const char *self)
 {
 	for (size_t i = 0; i < f->n_ports; i++) {
@@ -116,14 +120,17 @@ static int plan_probes(struct fleet *f, const char *self)
 			continue;
 		for (size_t j = 0; j < f->n_ports; j++) {
 			const struct fleet_port *b = &f->ports[j];
+			bool local = strcmp(b->host, self) == 0;
 
-			if (strcmp(b->host, self) == 0)
+			if (local && (i == j || !b->local_delivery))
 				continue;
 			for (size_t x = 0; x < a->n_addrs; x++)
 				for (size_t y = 0; y < b->n_addrs; y++) {
 					struct fleet_probe *p;
 
-					if (a->addrs[x].family != b->addrs[y].family)
+					if (a->addrs[x].family != b->addrs[y].family ||
+					    (local && (a->addrs[x].family != AF_INET ||
+						       !in_prefix(&a->addrs[x], &b->addrs[y]))))
 						continue;
 					if (array_grow(&f->probes, &f->cap_probes, f->n_probes,
 						       sizeof(*f->probes), 256) < 0)
