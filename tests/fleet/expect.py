@@ -4,9 +4,13 @@
 # --join --json's matrix says exactly what the fault KIND at HOST and PORT
 # breaks, and nothing else. BACK: a file of the ports ("HOST PORT" a line) to
 # which HOST's kernel sends the replies from PORT's address through another
-# port. FLEET_LOCAL_HOST: the host whose configuration sets AcceptLocal, whose
-# pairs between its own ports are judged (ok, or broken by the fault there);
-# every other host's are local. Prints what differs; exit 1 when something does.
+# port. KIND "routes" takes CAUSE ROUTES instead of HOST PORT: ROUTES a file
+# of the routes ("H P K Q" a line) by which host H sends from port P's
+# address to port Q of host K through another port, or has none; each breaks
+# the pair P to Q, and the pair Q to P (its reply), with CAUSE at H P.
+# FLEET_LOCAL_HOST: the host whose configuration sets AcceptLocal, whose pairs
+# between its own ports are judged (ok, or broken by the fault there); every
+# other host's are local. Prints what differs; exit 1 when something does.
 import json
 import os
 import sys
@@ -15,9 +19,14 @@ matrix = json.load(open(sys.argv[1]))
 hosts = ["h%d" % h for h in range(1, int(sys.argv[2]) + 1)]
 ports = ["ib%d" % p for p in range(int(sys.argv[3]))]
 kind = sys.argv[4]
-at = tuple(sys.argv[5:7]) if len(sys.argv) > 6 else None
+at = tuple(sys.argv[5:7]) if len(sys.argv) > 6 and kind != "routes" else None
 every = [(h, p) for h in hosts for p in ports]
 back = set(tuple(l.split()) for l in open(sys.argv[7])) if len(sys.argv) > 7 else set()
+routes = set()
+if kind == "routes":
+    for l in open(sys.argv[6]):
+        w = l.split()
+        routes.add(((w[0], w[1]), (w[2], w[3])))
 judged = os.environ.get("FLEET_LOCAL_HOST", "")
 # the pairs between two ports of the judged host, or none
 mine = [(x, q) for x in every for q in every if x[0] == q[0] == judged and x != q]
@@ -59,6 +68,14 @@ elif kind == "rp-filter":
     for s, d in mine:
         if d == at:
             want[(s, d)] = ("rp-filter", at)
+elif kind == "routes":
+    # the request's route first: a pair whose both ways are wrong is placed at its source
+    for s in every:
+        for d in every:
+            if (s, d) in routes:
+                want[(s, d)] = (sys.argv[5], s)
+            elif (d, s) in routes:
+                want[(s, d)] = (sys.argv[5], d)
 elif kind == "local-dropped":
     for s, d in mine:
         if d == at:
@@ -104,5 +121,6 @@ for b in bad[:10]:
 if len(bad) > 10:
     print("  ... %d more" % (len(bad) - 10))
 s = matrix["summary"]
-print("  %s at %s: %d pairs, %d ok, %d not ok, %d local" % (kind, "-".join(at) if at else "-", s["pairs"], s["ok"], s["not_ok"], s["local"]))
+what = "%s of %d routes" % (sys.argv[5], len(routes)) if kind == "routes" else "%s at %s" % (kind, "-".join(at) if at else "-")
+print("  %s: %d pairs, %d ok, %d not ok, %d local" % (what, s["pairs"], s["ok"], s["not_ok"], s["local"]))
 sys.exit(1 if bad else 0)

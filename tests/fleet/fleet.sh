@@ -14,15 +14,10 @@
 # IB_HOOK_FLEET_ROUNDS (default 2) rounds of faults, each with its seed;
 # IB_HOOK_FLEET_SHELL=clush runs the steps through clush instead.
 . "$(dirname "$0")/../lib.sh"
-shell=${IB_HOOK_FLEET_SHELL:-pdsh}
-t_require "$shell" python3 unshare
-if [ "$shell" = pdsh ]; then
-	pdsh -V 2>&1 | grep -q 'rcmd modules:.*exec' || skip "pdsh has no exec module"
-fi
+. "$(dirname "$0")/common.sh"
 
 HOSTS=8
 PORTS=4
-here=$(cd "$(dirname "$0")" && pwd)
 printf '[Match]\nName=%s\n' "$(seq -f 'ib%g' -s ' ' 0 $((PORTS - 1)))" | conf fleet
 # each host reads its own file (pdsh puts its name for %h): one sets AcceptLocal (below)
 cfg=$T_DIR/%h.conf
@@ -44,44 +39,6 @@ for h in $(seq 1 $HOSTS); do
 	done
 done
 
-# `on HOST CMD...`: what ssh would do, with the host's own name (a UTS namespace)
-cat >"$T_DIR/on" <<ON
-#!/bin/sh
-h=\$1
-shift
-exec ip netns exec "$T_PFX\$h" unshare --uts sh -c 'hostname "\$0" && exec "\$@"' "\$h" "\$@"
-ON
-chmod +x "$T_DIR/on"
-# fleet [-x HOST] CMD...: CMD on every host at once, %h its name (the README's recipe)
-fleet() {
-	"$shell" -R exec -f 32 -N -w "h[1-$HOSTS]" "$@"
-}
-# the three steps, into $T_DIR/inventory.json, answers.json, matrix.json (and .txt, .html)
-steps() {
-	fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json" &&
-		fleet "$T_DIR/on" %h "$IB_HOOK" --check --fleet "$T_DIR/inventory.json" --json \
-			>"$T_DIR/answers.json" &&
-		"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --json "$T_DIR/answers.json" \
-			>"$T_DIR/matrix.json"
-	[ $? -le 1 ] || return 1
-	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" "$T_DIR/answers.json" >"$T_DIR/matrix.txt"
-	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --html <"$T_DIR/answers.json" >"$T_DIR/matrix.html"
-	[ $? -le 1 ]
-}
-# expect KIND [HOST PORT [BACK]]: the matrix says exactly what KIND at HOST PORT breaks
-# (BACK: the file of the ports whose replies from HOST PORT leave through another port)
-expect() {
-	what=$(echo "$1" "${2:-}" "${3:-}")
-	if FLEET_LOCAL_HOST=$lh python3 "$here/expect.py" "$T_DIR/matrix.json" $HOSTS $PORTS "$@" \
-		>"$T_DIR/expect"; then
-		ok "${family:-}$what: exactly the pairs it breaks, and at its place"
-	else
-		not_ok "${family:-}$what: the matrix says otherwise"
-		sed 's/^/#/' "$T_DIR/expect"
-		sed -n '1,12s/^/#  /p' "$T_DIR/matrix.txt"
-	fi
-	sed 's/^/# /' "$T_DIR/expect" | tail -n 1
-}
 # main_port HOST [-6]: the port the main table sends traffic into the subnet through
 main_port() {
 	if [ "${2:-}" = -6 ]; then
@@ -117,19 +74,6 @@ back() {
 		done
 	done
 }
-# valid TITLE FILE: each line of FILE is one document TITLE of doc/ib-hook-fleet.schema.json
-valid() {
-	[ -s "$2" ] || return 1
-	while IFS= read -r line; do
-		printf '%s\n' "$line" |
-			python3 "$here/../validate-json.py" "$here/../../doc/ib-hook-fleet.schema.json" "$1" ||
-			return 1
-	done <"$2"
-}
-apply() {
-	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
-}
-
 # bad input: a clear error, exit 2
 echo '{"version":1,"host":"x","ports":[' >"$T_DIR/broken.json"
 expect_rc "--check --fleet with a broken inventory: exit 2" 2 nsx h1 "$IB_HOOK" --check --fleet "$T_DIR/broken.json"
