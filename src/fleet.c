@@ -2,14 +2,15 @@
 /*
  * The join of the fleet view and its three renderers. Each directed pair of
  * ports gets one verdict; a pair that is not ok gets the first cause the
- * exchange meets (a port down, the request's route, the destination's
- * reverse-path filter, the reply's route, ARP), placed at the host and port
- * where it lies (SPEC 10): a route or rule fault at the host and port it
- * leaves (the source for the request, the destination for the reply), a
- * reverse-path drop at the port that drops, ARP flux at the port that
- * answered for an address not its own. A pair of two ports of one host never
- * leaves the host: it is shown as local, and judged by ARP alone where the
- * host sets AcceptLocal (judge_local).
+ * exchange meets (a port down, a RoCE port without a GID for the address,
+ * the request's route, the destination's reverse-path filter, the reply's
+ * route, ARP), placed at the host and port where it lies (SPEC 10): a
+ * missing GID at the port that lacks it, a route or rule fault at the host
+ * and port it leaves (the source for the request, the destination for the
+ * reply), a reverse-path drop at the port that drops, ARP flux at the port
+ * that answered for an address not its own. A pair of two ports of one host
+ * never leaves the host: it is shown as local, and judged by ARP alone where
+ * the host sets AcceptLocal (judge_local).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@ static const struct {
 	  "both ports on one host, which does not set AcceptLocal: not judged", "#d0d0d0" },
 	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
+	{ FLEET_NO_GID, "no-gid", "the RoCE port holds no GID for the address", "#607d8b" },
 	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
 	{ FLEET_NOT_APPLIED, "not-applied", "ib-hook is not applied on the host", "#e91e63" },
 	{ FLEET_NO_RULE, "no-rule", "the address has no rule of ib-hook (drift)", "#f44336" },
@@ -107,6 +109,33 @@ static uint32_t uint32_of(const struct json *o, const char *key)
 	return v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
+/* which of p's addresses the GIDs of its RoCE port (rdma) are for */
+static int gids_of(const struct json *rdma, struct fleet_port *p)
+{
+	const struct json *gids = json_get(rdma, "gids");
+	const char *layer = json_get_string(rdma, "link_layer");
+
+	p->roce = layer && strcmp(layer, "Ethernet") == 0;
+	if (!gids)
+		return 0;
+	if (gids->type != JSON_ARRAY)
+		return -EINVAL;
+	for (size_t i = 0; i < gids->n_items; i++) {
+		const char *a = json_get_string(gids->items[i], "address");
+		struct ibh_ip ip;
+		size_t k = 0;
+
+		if (!a || ip_from_record(a, &ip, true) < 0)
+			return -EINVAL;
+		while (k < p->n_addrs && !ip_same_address(&p->addrs[k], &ip))
+			k++;
+		if (k == p->n_addrs)
+			return -EINVAL;
+		p->gid[k] = true;
+	}
+	return 0;
+}
+
 static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 {
 	const struct json *addrs = json_get(o, "addresses"), *rdma = json_get(o, "rdma");
@@ -136,6 +165,7 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 		    !copy(p->rdma_state, sizeof(p->rdma_state), json_get_string(rdma, "state")))
 			return -EINVAL;
 		p->rdma_port = uint32_of(rdma, "port");
+		return gids_of(rdma, p);
 	}
 	return 0;
 }
@@ -481,10 +511,38 @@ static bool judge_answers(const struct fleet *f, const struct fleet_probe *p, st
 	return p->n_answers > 0;
 }
 
+/* a (a whole address) of port needs a GID it does not have */
+static bool gid_missing(const struct fleet_port *port, const struct ibh_ip *a)
+{
+	for (size_t k = 0; port->roce && k < port->n_addrs; k++)
+		if (ip_same_address(&port->addrs[k], a))
+			return !port->gid[k];
+	return false;
+}
+
+/* RDMA CM cannot connect an address without a GID, whatever the IP path */
+static void gid_because(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct ibh_ip *ends[] = { &p->src, &p->dst };
+	const size_t at[] = { p->from, p->to };
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct fleet_port *port = &f->ports[at[i]];
+		char a[64];
+
+		if (!gid_missing(port, ends[i]))
+			continue;
+		ip_to_string(ends[i], a, sizeof(a), false);
+		because(c, FLEET_NO_GID, at[i], "%s port %u of %s holds no GID for %s (%s)",
+			port->rdma_dev, port->rdma_port, port->host, a, port->ifname);
+	}
+}
+
 /*
- * In the order the exchange meets them, the first one found: the request's
- * route at the source, the destination's reverse-path filter on its arrival,
- * the reply's route at the destination (RDMA CM needs both ways), then ARP.
+ * In the order the exchange meets them, the first one found: a GID missing
+ * at either end, the request's route at the source, the destination's
+ * reverse-path filter on its arrival, the reply's route at the destination
+ * (RDMA CM needs both ways), then ARP.
  */
 static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
 {
@@ -494,6 +552,7 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 
 	ip_to_string(&p->src, s, sizeof(s), false);
 	ip_to_string(&p->dst, d, sizeof(d), false);
+	gid_because(f, p, c);
 	route_because(f, p, p->from, "to", c);
 	/* the request arrives at the destination's port; its answer leaves as back's route */
 	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
@@ -523,6 +582,7 @@ static void judge_local(const struct fleet *f, const struct fleet_probe *p, stru
 	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
 	char s[64], d[64];
 
+	gid_because(f, p, c);
 	if (!p->probed || judge_answers(f, p, c))
 		return;
 	ip_to_string(&p->src, s, sizeof(s), false);

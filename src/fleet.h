@@ -41,6 +41,9 @@ struct fleet_port {
 	char rdma_dev[FLEET_NAME_MAX];
 	uint32_t rdma_port;
 	char rdma_state[32];
+	/* a RoCE port (link layer Ethernet): RDMA needs a GID for each address, gid[i] for addrs[i] */
+	bool roce;
+	bool gid[FLEET_ADDRS_MAX];
 	/* its probes in fleet.probes: contiguous, by destination port (fleet_add_probes) */
 	size_t probes_first, n_probes;
 };
@@ -76,6 +79,7 @@ enum fleet_cause {
 	FLEET_LOCAL,
 	FLEET_UNKNOWN,
 	FLEET_PORT_DOWN,
+	FLEET_NO_GID,
 	FLEET_NO_ROUTE,
 	FLEET_NOT_APPLIED,
 	FLEET_NO_RULE,

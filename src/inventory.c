@@ -36,6 +36,42 @@ static bool routed(const struct ibh_ip *a, const struct ibh_rule *rules, size_t 
 	return false;
 }
 
+/*
+ * The GIDs a RoCE port holds for the port's addresses (an address without
+ * one is missing): RDMA CM cannot connect from or to that address. An
+ * InfiniBand port's GIDs are the port's, not its addresses': none listed.
+ */
+static void gids_json(FILE *out, const struct ibh_link *link, const struct ibh_rdma_port *rp,
+		      const struct ibh_addr_entry *addrs, size_t n_addrs,
+		      const struct ibh_config *c)
+{
+	char buf[64], type[24];
+	bool first = true;
+
+	if (kernel->rdma_port_read(rp->dev, rp->port, "link_layer", buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	fprintf(out, ",\"link_layer\":");
+	report_json_string(out, buf);
+	fprintf(out, ",\"gids\":[");
+	for (size_t j = 0; strcmp(buf, "Ethernet") == 0 && j < n_addrs; j++) {
+		const struct ibh_ip *ip = &addrs[j].addr.ip;
+		char a[64];
+		int index;
+
+		if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, ip))
+			continue;
+		index = check_gid(rp->dev, rp->port, link->name, ip, type);
+		if (index < 0)
+			continue;
+		fprintf(out, "%s{\"address\":\"%s\",\"index\":%d,\"type\":", first ? "" : ",",
+			ip_to_string(ip, a, sizeof(a), true), index);
+		report_json_string(out, type);
+		fprintf(out, "}");
+		first = false;
+	}
+	fprintf(out, "]");
+}
+
 static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_addr_entry *addrs,
 		      size_t n_addrs, const struct ibh_rule *rules, size_t n_rules,
 		      const struct ibh_config *c)
@@ -79,6 +115,7 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 	/* sysfs says "4: ACTIVE": the name is what counts */
 	fprintf(out, ",\"port\":%u,\"state\":", rp->port);
 	report_json_string(out, strstr(buf, ": ") ? strstr(buf, ": ") + 2 : buf);
+	gids_json(out, link, rp, addrs, n_addrs, c);
 	fprintf(out, "}}");
 }
 

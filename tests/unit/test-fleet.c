@@ -4,7 +4,7 @@
  * cause per failing pair, placed at the right host and port; a pair that
  * works is never called broken; the order in which ARP answers came does not
  * matter; same-host pairs are local, or judged by ARP where their host sets
- * AcceptLocal; what no host said is unknown; and bad
+ * AcceptLocal; a RoCE port without a GID for an address fails its pairs; what no host said is unknown; and bad
  * documents are refused with the byte where they went wrong.
  */
 #include <errno.h>
@@ -357,6 +357,42 @@ static void same_host_where_accept_local(void **state)
 	}
 }
 
+/* RoCE ports as soft-RoCE shows them; GIDS: the "gids" member */
+#define ROCE(dev, gids)                                                                            \
+	",\"rdma\":{\"device\":\"" dev "\",\"port\":1,\"state\":\"ACTIVE\","                       \
+	"\"link_layer\":\"Ethernet\",\"gids\":[" gids "]}"
+
+/*
+ * b's ports are RoCE, and ib1 holds no GID for its address: every pair from
+ * and into it fails there, whatever its route and ARP say; ib0 holds its own
+ */
+static void no_gid_at_the_port_without_one(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	load(&f,
+	     INVENTORY(
+		     "", "",
+		     ROCE("rxe0", "{\"address\":\"10.0.2.0/16\",\"index\":1,\"type\":\"RoCE v2\"}"),
+		     ROCE("rxe1", "")),
+	     NULL, NULL);
+	expect_cell(&f, "a:ib0", "b:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "a:ib1", "b:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib0", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_OK, NULL);
+	expect_cell(&f, "b:ib0", "a:ib1", FLEET_OK, NULL);
+	fleet_free(&f);
+	/* a GID for an address the port does not have: not an inventory */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(
+		fleet_read(&f, INVENTORY("", "", "", ROCE("rxe1", "{\"address\":\"10.0.9.9/16\"}")),
+			   fleet_add_inventory, &(size_t){ 0 }),
+		-EINVAL);
+	fleet_free(&f);
+}
+
 static void page_and_json(void **state)
 {
 	struct fleet f;
@@ -454,6 +490,7 @@ int main(void)
 		cmocka_unit_test(down_and_unanswered),
 		cmocka_unit_test(silent_host),
 		cmocka_unit_test(same_host_where_accept_local),
+		cmocka_unit_test(no_gid_at_the_port_without_one),
 		cmocka_unit_test(page_and_json),
 		cmocka_unit_test(bad_documents),
 	};
