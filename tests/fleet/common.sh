@@ -60,6 +60,28 @@ valid() {
 			return 1
 	done <"$2"
 }
+# valid_all: the last steps' documents are valid
+valid_all() {
+	check "  the inventory is one valid document per host" valid inventory "$T_DIR/inventory.json"
+	check "  so are the answers" valid answers "$T_DIR/answers.json"
+	check "  and the matrix" valid matrix "$T_DIR/matrix.json"
+}
+# healthy SUMMARY: with ib-hook on every host, the three steps (their time
+# into $took) find every pair ok, and the summary line is SUMMARY
+healthy() {
+	apply
+	start=$(date +%s.%N)
+	check "steps 1-3 with ib-hook on every host" steps
+	took=$(echo "$(date +%s.%N) - $start" | bc)
+	expect none
+	check "  the summary is folded like clush -b" grep -qx "$1" "$T_DIR/matrix.txt"
+}
+# next_round N: round N's seed, the run's for the first, each next one more; into RANDOM
+next_round() {
+	[ "$1" = 1 ] || seed=$((seed + 1))
+	RANDOM=$seed
+	echo "# round $1: seed $seed"
+}
 apply() {
 	fleet "$@" "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --all 2>"$T_DIR/apply.err"
 }
