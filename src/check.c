@@ -32,6 +32,7 @@
 #include "plan.h"
 #include "report.h"
 #include "select.h"
+#include "snapshot.h"
 
 #define CM_TIMEOUT_MS 2000
 
@@ -116,11 +117,11 @@ static void gid_of(const struct ibh_ip *addr, char *buf, size_t size)
 /* a GID table's size on the kernels ib-hook knows (rxe: 1024); sysfs ends the table first */
 #define GID_TABLE_MAX 4096
 
-static int port_read(const struct ibh_check_line *l, char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static int port_read(const char *dev, uint32_t port, char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* the RDMA port's sysfs attribute fmt... ("gids/%d") */
-static int port_read(const struct ibh_check_line *l, char *buf, size_t size, const char *fmt, ...)
+static int port_read(const char *dev, uint32_t port, char *buf, size_t size, const char *fmt, ...)
 {
 	char attr[48];
 	va_list ap;
@@ -128,48 +129,60 @@ static int port_read(const struct ibh_check_line *l, char *buf, size_t size, con
 	va_start(ap, fmt);
 	vsnprintf(attr, sizeof(attr), fmt, ap);
 	va_end(ap);
-	return kernel->rdma_port_read(l->rdma_dev, l->rdma_port, attr, buf, size);
+	return kernel->rdma_port_read(dev, port, attr, buf, size);
 }
 
-static void rdma_facts(struct ibh_check_line *l)
+int check_gid(const char *dev, uint32_t port, const char *ifname, const struct ibh_ip *addr,
+	      char ret_type[static 24])
 {
-	char buf[64], want[48];
+	char want[48];
+	int found = -ENOENT;
 
-	if (port_read(l, l->state, sizeof(l->state), "state") < 0)
-		snprintf(l->state, sizeof(l->state), "?");
-	/* sysfs says "4: ACTIVE": the name is what counts, and what is shown */
-	if (strstr(l->state, ": "))
-		memmove(l->state, strstr(l->state, ": ") + 2,
-			strlen(strstr(l->state, ": ") + 2) + 1);
-	if (port_read(l, l->link_layer, sizeof(l->link_layer), "link_layer") < 0)
-		snprintf(l->link_layer, sizeof(l->link_layer), "?");
-	l->lid_r = port_read(l, buf, sizeof(buf), "lid");
-	if (l->lid_r == 0)
-		l->lid = (unsigned int)strtoul(buf, NULL, 0);
-	l->gid_index = -1;
-	gid_of(&l->addr, want, sizeof(want));
+	gid_of(addr, want, sizeof(want));
 	for (int i = 0; i < GID_TABLE_MAX; i++) {
 		char gid[64], ndev[IF_NAMESIZE + 1], type[24];
-		int r = port_read(l, gid, sizeof(gid), "gids/%d", i);
+		int r = port_read(dev, port, gid, sizeof(gid), "gids/%d", i);
 
 		if (r == -ENOENT)
 			break;
 		if (r < 0 || strcmp(gid, want) != 0)
 			continue;
 		/* a RoCE GID belongs to the netdev it was made from */
-		if (port_read(l, ndev, sizeof(ndev), "gid_attrs/ndevs/%d", i) == 0 &&
-		    strcmp(ndev, l->ifname) != 0)
+		if (port_read(dev, port, ndev, sizeof(ndev), "gid_attrs/ndevs/%d", i) == 0 &&
+		    strcmp(ndev, ifname) != 0)
 			continue;
-		if (port_read(l, type, sizeof(type), "gid_attrs/types/%d", i) < 0)
+		if (port_read(dev, port, type, sizeof(type), "gid_attrs/types/%d", i) < 0)
 			type[0] = '\0';
 		/* RoCE v1 and v2 entries come in pairs: RDMA CM prefers v2 */
-		if (l->gid_index < 0 || strstr(type, "v2")) {
-			l->gid_index = i;
-			snprintf(l->gid_type, sizeof(l->gid_type), "%s", type);
+		if (found < 0 || strstr(type, "v2")) {
+			found = i;
+			snprintf(ret_type, 24, "%s", type);
 		}
 		if (strstr(type, "v2") || !strstr(type, "RoCE"))
 			break;
 	}
+	return found;
+}
+
+static void rdma_facts(struct ibh_check_line *l)
+{
+	char buf[64];
+
+	if (port_read(l->rdma_dev, l->rdma_port, l->state, sizeof(l->state), "state") < 0)
+		snprintf(l->state, sizeof(l->state), "?");
+	/* sysfs says "4: ACTIVE": the name is what counts, and what is shown */
+	if (strstr(l->state, ": "))
+		memmove(l->state, strstr(l->state, ": ") + 2,
+			strlen(strstr(l->state, ": ") + 2) + 1);
+	if (port_read(l->rdma_dev, l->rdma_port, l->link_layer, sizeof(l->link_layer),
+		      "link_layer") < 0)
+		snprintf(l->link_layer, sizeof(l->link_layer), "?");
+	l->lid_r = port_read(l->rdma_dev, l->rdma_port, buf, sizeof(buf), "lid");
+	if (l->lid_r == 0)
+		l->lid = (unsigned int)strtoul(buf, NULL, 0);
+	l->gid_index = check_gid(l->rdma_dev, l->rdma_port, l->ifname, &l->addr, l->gid_type);
+	if (l->gid_index < 0)
+		l->gid_index = -1;
 }
 
 static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const char *fmt, ...)
@@ -598,26 +611,18 @@ static bool named(const char *name, const char *const *ifnames, size_t n)
 int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_ifnames,
 	      const struct ibh_ip *peers, size_t n_peers, bool json, FILE *out)
 {
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	struct ibh_addr_entry *addrs = NULL;
-	size_t n_links = 0, n_addrs = 0, checked = 0, ok = 0, local = 0, passed = 0;
+	struct ibh_snapshot s;
+	size_t checked = 0, ok = 0, local = 0, passed = 0;
 	int r;
 
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
-	if (r < 0)
-		goto cleanup;
+		return r;
 	for (size_t k = 0; k < n_ifnames; k++) {
 		bool found = false;
 
-		for (size_t i = 0; i < n_links && !found; i++)
-			found = strcmp(links[i].name, ifnames[k]) == 0;
+		for (size_t i = 0; i < s.n_links && !found; i++)
+			found = strcmp(s.links[i].name, ifnames[k]) == 0;
 		if (!found) {
 			log_error("interface '%s' not found", ifnames[k]);
 			r = -ENODEV;
@@ -626,15 +631,15 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 	}
 	if (json)
 		fprintf(out, "{\"version\":1,\"checks\":[");
-	for (size_t i = 0; i < n_links; i++) {
-		const struct ibh_link *link = &links[i];
+	for (size_t i = 0; i < s.n_links; i++) {
+		const struct ibh_link *link = &s.links[i];
 
 		if (!named(link->name, ifnames, n_ifnames) || !link_is_managed(c, link))
 			continue;
-		for (size_t j = 0; j < n_addrs; j++) {
-			const struct ibh_addr *a = &addrs[j].addr;
+		for (size_t j = 0; j < s.n_addrs; j++) {
+			const struct ibh_addr *a = &s.addrs[j].addr;
 
-			if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, &a->ip))
+			if (s.addrs[j].ifindex != link->ifindex || !plan_address_managed(c, &a->ip))
 				continue;
 			for (size_t k = 0; k < (n_peers ? n_peers : 1); k++) {
 				struct ibh_check_line l = { .ifindex = link->ifindex,
@@ -649,8 +654,9 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 					l.peer = peers[k];
 					l.peer_given = true;
 				} else
-					l.no_probe = check_probe(a, addrs, n_addrs, &l.peer) < 0;
-				gather(kn, link, addrs, n_addrs, &l);
+					l.no_probe =
+						check_probe(a, s.addrs, s.n_addrs, &l.peer) < 0;
+				gather(s.k, link, s.addrs, s.n_addrs, &l);
 				check_judge(&l);
 				if (json)
 					print_json(out, &l, checked == 0);
@@ -679,9 +685,6 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 		fprintf(out, "%zu checked: %zu ok, %zu not ok\n", checked, ok, checked - passed);
 	r = checked && passed == checked ? 0 : 1;
 cleanup:
-	free(links);
-	free(addrs);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	return r;
 }

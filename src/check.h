@@ -83,6 +83,13 @@ bool check_verdict_passes(enum ibh_check_verdict v);
  */
 int check_probe(const struct ibh_addr *a, const struct ibh_addr_entry *all, size_t n_all,
 		struct ibh_ip *ret);
+/*
+ * The index of the GID that RDMA port port of dev holds for addr on netdev
+ * ifname (RoCE: the address, IPv4 mapped), a RoCE v2 one where there are
+ * both, and its type; -ENOENT when it holds none
+ */
+int check_gid(const char *dev, uint32_t port, const char *ifname, const struct ibh_ip *addr,
+	      char ret_type[static 24]);
 /* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag; -1 unknown */
 int check_conf_effective(const char *ifname, const char *key, bool or);
 /*

@@ -2,13 +2,15 @@
 /*
  * The join of the fleet view and its three renderers. Each directed pair of
  * ports gets one verdict; a pair that is not ok gets the first cause the
- * exchange meets (a port down, the request's route, the destination's
- * reverse-path filter, the reply's route, ARP), placed at the host and port
- * where it lies (SPEC 10): a route or rule fault at the host and port it
- * leaves (the source for the request, the destination for the reply), a
- * reverse-path drop at the port that drops, ARP flux at the port that
- * answered for an address not its own. A pair of two ports of one host never
- * leaves the host: it is shown as local and not judged.
+ * exchange meets (a port down, a RoCE port without a GID for the address,
+ * the request's route, the destination's reverse-path filter, the reply's
+ * route, ARP), placed at the host and port where it lies (SPEC 10): a
+ * missing GID at the port that lacks it, a route or rule fault at the host
+ * and port it leaves (the source for the request, the destination for the
+ * reply), a reverse-path drop at the port that drops, ARP flux at the port
+ * that answered for an address not its own. A pair of two ports of one host
+ * never leaves the host: it is shown as local, and judged by ARP alone where
+ * the host sets AcceptLocal (judge_local).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -30,9 +32,11 @@ static const struct {
 	const char *colour;
 } causes[] = {
 	{ FLEET_OK, "ok", "the pair works", "#4caf50" },
-	{ FLEET_LOCAL, "local", "both ports on one host: not judged", "#d0d0d0" },
+	{ FLEET_LOCAL, "local",
+	  "both ports on one host, which does not set AcceptLocal: not judged", "#d0d0d0" },
 	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
+	{ FLEET_NO_GID, "no-gid", "the RoCE port holds no GID for the address", "#607d8b" },
 	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
 	{ FLEET_NOT_APPLIED, "not-applied", "ib-hook is not applied on the host", "#e91e63" },
 	{ FLEET_NO_RULE, "no-rule", "the address has no rule of ib-hook (drift)", "#f44336" },
@@ -41,6 +45,9 @@ static const struct {
 	  "#9c27b0" },
 	{ FLEET_ARP_FLUX, "arp-flux", "another port answers ARP for the address", "#ff9800" },
 	{ FLEET_NO_ANSWER, "no-answer", "nothing answers ARP for the address", "#3f51b5" },
+	{ FLEET_LOCAL_DROPPED, "local-dropped",
+	  "the port drops ARP from its host's own addresses (accept_local=0 or arp_filter=1)",
+	  "#00bcd4" },
 };
 
 const char *fleet_cause_word(enum fleet_cause c)
@@ -102,6 +109,33 @@ static uint32_t uint32_of(const struct json *o, const char *key)
 	return v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
 }
 
+/* which of p's addresses the GIDs of its RoCE port (rdma) are for */
+static int gids_of(const struct json *rdma, struct fleet_port *p)
+{
+	const struct json *gids = json_get(rdma, "gids");
+	const char *layer = json_get_string(rdma, "link_layer");
+
+	p->roce = layer && strcmp(layer, "Ethernet") == 0;
+	if (!gids)
+		return 0;
+	if (gids->type != JSON_ARRAY)
+		return -EINVAL;
+	for (size_t i = 0; i < gids->n_items; i++) {
+		const char *a = json_get_string(gids->items[i], "address");
+		struct ibh_ip ip;
+		size_t k = 0;
+
+		if (!a || ip_from_record(a, &ip, true) < 0)
+			return -EINVAL;
+		while (k < p->n_addrs && !ip_same_address(&p->addrs[k], &ip))
+			k++;
+		if (k == p->n_addrs)
+			return -EINVAL;
+		p->gid[k] = true;
+	}
+	return 0;
+}
+
 static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 {
 	const struct json *addrs = json_get(o, "addresses"), *rdma = json_get(o, "rdma");
@@ -124,12 +158,14 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 	p->arp_filter = sysctl_of(o, "arp_filter");
 	p->rp_filter = sysctl_of(o, "rp_filter");
 	p->accept_local = sysctl_of(o, "accept_local");
+	p->local_delivery = json_get_bool(o, "local_delivery", false);
 	if (rdma && rdma->type == JSON_OBJECT) {
 		p->rdma = true;
 		if (!copy(p->rdma_dev, sizeof(p->rdma_dev), json_get_string(rdma, "device")) ||
 		    !copy(p->rdma_state, sizeof(p->rdma_state), json_get_string(rdma, "state")))
 			return -EINVAL;
 		p->rdma_port = uint32_of(rdma, "port");
+		return gids_of(rdma, p);
 	}
 	return 0;
 }
@@ -443,9 +479,70 @@ static void route_because(const struct fleet *f, const struct fleet_probe *p, si
 }
 
 /*
- * In the order the exchange meets them, the first one found: the request's
- * route at the source, the destination's reverse-path filter on its arrival,
- * the reply's route at the destination (RDMA CM needs both ways), then ARP.
+ * The answers to p's ARP request: another port's hardware address is ARP flux
+ * at that port (c's cause); false when nothing answered.
+ */
+static bool judge_answers(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct fleet_port *to = &f->ports[p->to];
+	char d[64];
+
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	for (size_t i = 0; i < p->n_answers; i++) {
+		size_t at;
+
+		if (strcasecmp(p->answers[i], to->hwaddr) == 0)
+			continue;
+		if (port_by_hwaddr(f, p->answers[i], &at) < 0) {
+			because(c, FLEET_ARP_FLUX, p->to,
+				"%s was answered by %s, a hardware address no port of the fleet "
+				"has",
+				d, p->answers[i]);
+			break;
+		}
+		because(c, host_routed(f, f->ports[at].host) ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED,
+			at,
+			"%s of %s answers ARP for %s (an address of %s) with its own hardware "
+			"address (arp_ignore=%d, arp_filter=%d)",
+			f->ports[at].ifname, f->ports[at].host, d, to->ifname,
+			f->ports[at].arp_ignore, f->ports[at].arp_filter);
+		break;
+	}
+	return p->n_answers > 0;
+}
+
+/* a (a whole address) of port needs a GID it does not have */
+static bool gid_missing(const struct fleet_port *port, const struct ibh_ip *a)
+{
+	for (size_t k = 0; port->roce && k < port->n_addrs; k++)
+		if (ip_same_address(&port->addrs[k], a))
+			return !port->gid[k];
+	return false;
+}
+
+/* RDMA CM cannot connect an address without a GID, whatever the IP path */
+static void gid_because(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct ibh_ip *ends[] = { &p->src, &p->dst };
+	const size_t at[] = { p->from, p->to };
+
+	for (size_t i = 0; i < 2; i++) {
+		const struct fleet_port *port = &f->ports[at[i]];
+		char a[64];
+
+		if (!gid_missing(port, ends[i]))
+			continue;
+		ip_to_string(ends[i], a, sizeof(a), false);
+		because(c, FLEET_NO_GID, at[i], "%s port %u of %s holds no GID for %s (%s)",
+			port->rdma_dev, port->rdma_port, port->host, a, port->ifname);
+	}
+}
+
+/*
+ * In the order the exchange meets them, the first one found: a GID missing
+ * at either end, the request's route at the source, the destination's
+ * reverse-path filter on its arrival, the reply's route at the destination
+ * (RDMA CM needs both ways), then ARP.
  */
 static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
 {
@@ -455,6 +552,7 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 
 	ip_to_string(&p->src, s, sizeof(s), false);
 	ip_to_string(&p->dst, d, sizeof(d), false);
+	gid_because(f, p, c);
 	route_because(f, p, p->from, "to", c);
 	/* the request arrives at the destination's port; its answer leaves as back's route */
 	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
@@ -466,29 +564,40 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 	/* a destination that sent no answers: its way back is unknown, not wrong */
 	if (back)
 		route_because(f, back, p->to, "back to", c);
-	if (!p->probed)
-		return;
-	for (size_t i = 0; i < p->n_answers; i++) {
-		size_t at;
+	if (p->probed && !judge_answers(f, p, c))
+		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
+			from->ifname, from->host);
+}
 
-		if (strcasecmp(p->answers[i], to->hwaddr) == 0)
-			continue;
-		if (port_by_hwaddr(f, p->answers[i], &at) < 0) {
-			because(c, FLEET_ARP_FLUX, p->to,
-				"%s was answered by %s, a hardware address no port of the fleet "
-				"has",
-				d, p->answers[i]);
-			return;
-		}
-		because(c, host_routed(f, f->ports[at].host) ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED,
-			at,
-			"%s of %s answers ARP for %s (an address of %s) with its own hardware "
-			"address (arp_ignore=%d, arp_filter=%d)",
-			f->ports[at].ifname, f->ports[at].host, d, to->ifname,
-			f->ports[at].arp_ignore, f->ports[at].arp_filter);
+/*
+ * Two ports of one host: IP traffic between them stays in the host, but RDMA
+ * CM resolves the peer by ARP out of the source port, which the destination
+ * port answers for a request from one of its host's own addresses only with
+ * accept_local=1, arp_filter=0 (check.c, judge_local) and no strict rp_filter
+ * (the way back to a local address is no port). Judged by that ARP alone: the
+ * route says local, as it should.
+ */
+static void judge_local(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
+	char s[64], d[64];
+
+	gid_because(f, p, c);
+	if (!p->probed || judge_answers(f, p, c))
 		return;
-	}
-	if (p->n_answers == 0)
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (to->accept_local != 1 || to->arp_filter != 0)
+		because(c, FLEET_LOCAL_DROPPED, p->to,
+			"%s of %s drops ARP from its host's own address %s (accept_local=%d, "
+			"arp_filter=%d): RDMA CM from %s cannot resolve %s",
+			to->ifname, to->host, s, to->accept_local, to->arp_filter, from->ifname, d);
+	else if (to->rp_filter == 1)
+		because(c, FLEET_RP_FILTER, p->to,
+			"rp_filter=1 on %s of %s drops ARP from its host's own address %s: its way "
+			"back is local, not through the port",
+			to->ifname, to->host, s);
+	else
 		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
 			from->ifname, from->host);
 }
@@ -506,16 +615,19 @@ void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cel
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	size_t first, n = probes_between(f, from, to, &first);
+	bool local = strcmp(a->host, b->host) == 0;
 
 	memset(ret, 0, sizeof(*ret));
-	if (strcmp(a->host, b->host) == 0) {
-		because(ret, FLEET_LOCAL, from, "both ports on %s", a->host);
+	if (local && (!b->local_delivery || (reported(f, a->host) && !n))) {
+		because(ret, FLEET_LOCAL, from, "both ports on %s%s", a->host,
+			b->local_delivery ? ", no IPv4 address of one prefix: not judged"
+					  : ", which does not set AcceptLocal");
 		return;
 	}
 	port_down(a, from, ret);
 	port_down(b, to, ret);
 	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++)
-		judge_probe(f, &f->probes[i], ret);
+		(local ? judge_local : judge_probe)(f, &f->probes[i], ret);
 	if (!n)
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
 			reported(f, a->host) ? "checked no address of a common family"

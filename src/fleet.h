@@ -35,10 +35,15 @@ struct fleet_port {
 	bool routed;
 	/* effective IPv4 settings, -1 unknown */
 	int arp_ignore, arp_filter, rp_filter, accept_local;
+	/* its host's configuration sets AcceptLocal: pairs from the host's other ports are judged */
+	bool local_delivery;
 	bool rdma;
 	char rdma_dev[FLEET_NAME_MAX];
 	uint32_t rdma_port;
 	char rdma_state[32];
+	/* a RoCE port (link layer Ethernet): RDMA needs a GID for each address, gid[i] for addrs[i] */
+	bool roce;
+	bool gid[FLEET_ADDRS_MAX];
 	/* its probes in fleet.probes: contiguous, by destination port (fleet_add_probes) */
 	size_t probes_first, n_probes;
 };
@@ -74,6 +79,7 @@ enum fleet_cause {
 	FLEET_LOCAL,
 	FLEET_UNKNOWN,
 	FLEET_PORT_DOWN,
+	FLEET_NO_GID,
 	FLEET_NO_ROUTE,
 	FLEET_NOT_APPLIED,
 	FLEET_NO_RULE,
@@ -81,6 +87,7 @@ enum fleet_cause {
 	FLEET_RP_FILTER,
 	FLEET_ARP_FLUX,
 	FLEET_NO_ANSWER,
+	FLEET_LOCAL_DROPPED,
 	FLEET_CAUSE_MAX,
 };
 

@@ -19,6 +19,7 @@
 #include "report.h"
 #include "rule.h"
 #include "select.h"
+#include "snapshot.h"
 
 /* tables the kernel has of its own: a rule to one of them is none of a port's */
 #define RT_TABLE_DEFAULT_ID 253
@@ -33,6 +34,42 @@ static bool routed(const struct ibh_ip *a, const struct ibh_rule *rules, size_t 
 		    (rules[i].table < RT_TABLE_DEFAULT_ID || rules[i].table > RT_TABLE_LOCAL_ID))
 			return true;
 	return false;
+}
+
+/*
+ * The GIDs a RoCE port holds for the port's addresses (an address without
+ * one is missing): RDMA CM cannot connect from or to that address. An
+ * InfiniBand port's GIDs are the port's, not its addresses': none listed.
+ */
+static void gids_json(FILE *out, const struct ibh_link *link, const struct ibh_rdma_port *rp,
+		      const struct ibh_addr_entry *addrs, size_t n_addrs,
+		      const struct ibh_config *c)
+{
+	char buf[64], type[24];
+	bool first = true;
+
+	if (kernel->rdma_port_read(rp->dev, rp->port, "link_layer", buf, sizeof(buf)) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	fprintf(out, ",\"link_layer\":");
+	report_json_string(out, buf);
+	fprintf(out, ",\"gids\":[");
+	for (size_t j = 0; strcmp(buf, "Ethernet") == 0 && j < n_addrs; j++) {
+		const struct ibh_ip *ip = &addrs[j].addr.ip;
+		char a[64];
+		int index;
+
+		if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, ip))
+			continue;
+		index = check_gid(rp->dev, rp->port, link->name, ip, type);
+		if (index < 0)
+			continue;
+		fprintf(out, "%s{\"address\":\"%s\",\"index\":%d,\"type\":", first ? "" : ",",
+			ip_to_string(ip, a, sizeof(a), true), index);
+		report_json_string(out, type);
+		fprintf(out, "}");
+		first = false;
+	}
+	fprintf(out, "]");
 }
 
 static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_addr_entry *addrs,
@@ -64,6 +101,9 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 		check_conf_effective(link->name, "arp_filter", true),
 		check_conf_effective(link->name, "rp_filter", false),
 		check_conf_effective(link->name, "accept_local", true));
+	/* what AcceptLocal= sets, not what the port has now: a port that lost it is a fault */
+	fprintf(out, ",\"local_delivery\":%s",
+		c->sysctl[IBH_SYSCTL_ACCEPT_LOCAL] > 0 ? "true" : "false");
 	if (!rp) {
 		fprintf(out, ",\"rdma\":null}");
 		return;
@@ -75,30 +115,23 @@ static void port_json(FILE *out, const struct ibh_link *link, const struct ibh_a
 	/* sysfs says "4: ACTIVE": the name is what counts */
 	fprintf(out, ",\"port\":%u,\"state\":", rp->port);
 	report_json_string(out, strstr(buf, ": ") ? strstr(buf, ": ") + 2 : buf);
+	gids_json(out, link, rp, addrs, n_addrs, c);
 	fprintf(out, "}}");
 }
 
 int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF_NAMESIZE])
 {
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	struct ibh_addr_entry *addrs = NULL;
+	struct ibh_snapshot s;
 	struct ibh_rule *rules = NULL;
-	size_t n_links = 0, n_addrs = 0, n_rules = 0;
+	size_t n_rules = 0;
 	char host[256] = "";
 	bool protocol, first = true;
 	int r;
 
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_addrs(kn, 0, &addrs, &n_addrs);
-	if (r < 0)
-		goto cleanup;
-	r = kernel->dump_rules(kn, &rules, &n_rules, &protocol);
+		return r;
+	r = kernel->dump_rules(s.k, &rules, &n_rules, &protocol);
 	if (r < 0)
 		goto cleanup;
 	if (gethostname(host, sizeof(host) - 1) < 0) {
@@ -106,30 +139,27 @@ int inventory_run(const struct ibh_config *c, FILE *out, char ret_port[static IF
 		goto cleanup;
 	}
 	/* other hosts find this one, and tell who answered ARP, by these: none is no port of it */
-	for (size_t i = 0; i < n_links; i++)
-		if (link_is_managed(c, &links[i]) && links[i].hw_len == 0) {
-			snprintf(ret_port, IF_NAMESIZE, "%s", links[i].name);
+	for (size_t i = 0; i < s.n_links; i++)
+		if (link_is_managed(c, &s.links[i]) && s.links[i].hw_len == 0) {
+			snprintf(ret_port, IF_NAMESIZE, "%s", s.links[i].name);
 			r = -EADDRNOTAVAIL;
 			goto cleanup;
 		}
 	fprintf(out, "{\"version\":1,\"host\":");
 	report_json_string(out, host);
 	fprintf(out, ",\"ports\":[");
-	for (size_t i = 0; i < n_links; i++) {
-		if (!link_is_managed(c, &links[i]))
+	for (size_t i = 0; i < s.n_links; i++) {
+		if (!link_is_managed(c, &s.links[i]))
 			continue;
 		if (!first)
 			fprintf(out, ",");
-		port_json(out, &links[i], addrs, n_addrs, rules, n_rules, c);
+		port_json(out, &s.links[i], s.addrs, s.n_addrs, rules, n_rules, c);
 		first = false;
 	}
 	fprintf(out, "]}\n");
 	r = 0;
 cleanup:
-	free(links);
-	free(addrs);
 	free(rules);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	return r;
 }

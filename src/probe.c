@@ -18,6 +18,7 @@
 #include "kernel.h"
 #include "probe.h"
 #include "report.h"
+#include "snapshot.h"
 
 /* all probes together are bounded by this; answers settle within a few ms on one fabric */
 #define ARP_TIMEOUT_MS 2000
@@ -105,7 +106,11 @@ static bool in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
 	return ip_equal(&pa, &px);
 }
 
-/* the probes from every address of this host's up ports to every other host's addresses */
+/*
+ * The probes from every address of this host's ports to every other host's
+ * addresses, and to its own other ports' where they are judged (the port's
+ * host sets AcceptLocal): by ARP alone, so IPv4 in one prefix only.
+ */
 static int plan_probes(struct fleet *f, const char *self)
 {
 	for (size_t i = 0; i < f->n_ports; i++) {
@@ -115,14 +120,17 @@ static int plan_probes(struct fleet *f, const char *self)
 			continue;
 		for (size_t j = 0; j < f->n_ports; j++) {
 			const struct fleet_port *b = &f->ports[j];
+			bool local = strcmp(b->host, self) == 0;
 
-			if (strcmp(b->host, self) == 0)
+			if (local && (i == j || !b->local_delivery))
 				continue;
 			for (size_t x = 0; x < a->n_addrs; x++)
 				for (size_t y = 0; y < b->n_addrs; y++) {
 					struct fleet_probe *p;
 
-					if (a->addrs[x].family != b->addrs[y].family)
+					if (a->addrs[x].family != b->addrs[y].family ||
+					    (local && (a->addrs[x].family != AF_INET ||
+						       !in_prefix(&a->addrs[x], &b->addrs[y]))))
 						continue;
 					if (array_grow(&f->probes, &f->cap_probes, f->n_probes,
 						       sizeof(*f->probes), 256) < 0)
@@ -196,9 +204,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 {
 	struct fleet f = {};
 	char *inventory = NULL;
-	struct ibh_kernel *kn = NULL;
-	struct ibh_link *links = NULL;
-	size_t n_links = 0;
+	struct ibh_snapshot s = {};
 	const char *self;
 	int r;
 
@@ -208,19 +214,16 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	r = fleet_read(&f, inventory, fleet_add_inventory, ret_error);
 	if (r < 0)
 		goto cleanup;
-	r = kernel->open(&kn);
+	r = snapshot_open(&s);
 	if (r < 0)
 		goto cleanup;
-	r = kernel->dump_links(kn, &links, &n_links);
-	if (r < 0)
-		goto cleanup;
-	r = find_self(&f, links, n_links, &self);
+	r = find_self(&f, s.links, s.n_links, &self);
 	if (r < 0)
 		goto cleanup;
 	r = plan_probes(&f, self);
 	if (r < 0)
 		goto cleanup;
-	r = ask(kn, &f, links, n_links);
+	r = ask(s.k, &f, s.links, s.n_links);
 	if (r < 0)
 		goto cleanup;
 	if (json) {
@@ -235,9 +238,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	else
 		fprintf(out, "%zu pairs of addresses checked from %s\n", f.n_probes, self);
 cleanup:
-	free(links);
-	if (kn)
-		kernel->close(kn);
+	snapshot_close(&s);
 	fleet_free(&f);
 	free(inventory);
 	return r;

@@ -24,7 +24,7 @@ LAYERS = [
     ("kinds", ["op", "select"]),
     ("planning", ["plan"]),
     ("output", ["report", "fleet"]),
-    ("a run", ["observe", "apply", "check"]),
+    ("a run", ["observe", "snapshot", "apply", "check"]),
     ("the fleet view", ["arp", "inventory", "join", "probe"]),
     ("orchestration", ["engine"]),
     ("the watcher", ["watch"]),

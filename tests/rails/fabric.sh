@@ -50,6 +50,20 @@ router_sysctls() {
 		net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.default.rp_filter=1
 }
 
+# rail_router N: the link of rail N's router (namespace rN) to the spine, and
+# the routes between them (both namespaces exist)
+rail_router() {
+	veth "r$1" s "s$1" spine
+	addr "r$1" s "10.250.$1.1/31"
+	addr "r$1" s "fd99:$1::1/64"
+	addr spine "s$1" "10.250.$1.0/31"
+	addr spine "s$1" "fd99:$1::2/64"
+	ip -n "$(ns "r$1")" route add default via "10.250.$1.0"
+	ip -n "$(ns "r$1")" -6 route add default via "fd99:$1::2"
+	ip -n "$(ns spine)" route add "10.$1.0.0/16" via "10.250.$1.1"
+	ip -n "$(ns spine)" -6 route add "fd00:$1::/32" via "fd99:$1::1"
+}
+
 # fabric LAYOUT: the namespaces, links, addresses and routes
 fabric() {
 	layout=$1
@@ -70,7 +84,7 @@ fabric() {
 		veth b "ib$rl" "hb" "r$rl"
 		ip -n "$(ns "r$rl")" link set hb down
 		ip -n "$(ns "r$rl")" link set hb name "b$rl" up
-		veth "r$rl" s "s$rl" spine
+		rail_router "$rl"
 		for h in a b; do
 			addr "$h" "ib$rl" "$(addr4 "$h" "$rl")/31"
 			addr "$h" "ib$rl" "$(addr6 "$h" "$rl")/64"
@@ -79,14 +93,6 @@ fabric() {
 			addr "r$rl" "$h$rl" "fe80::1/64"
 			nsx "r$rl" sysctl -qw "net.ipv4.conf.$h$rl.rp_filter=1"
 		done
-		addr "r$rl" s "10.250.$rl.1/31"
-		addr "r$rl" s "fd99:$rl::1/64"
-		addr spine "s$rl" "10.250.$rl.0/31"
-		addr spine "s$rl" "fd99:$rl::2/64"
-		ip -n "$(ns "r$rl")" route add default via "10.250.$rl.0"
-		ip -n "$(ns "r$rl")" -6 route add default via "fd99:$rl::2"
-		ip -n "$(ns spine)" route add "10.$rl.0.0/16" via "10.250.$rl.1"
-		ip -n "$(ns spine)" -6 route add "fd00:$rl::/32" via "fd99:$rl::1"
 	done
 	for h in a b; do
 		for rl in $RAILS; do

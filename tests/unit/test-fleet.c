@@ -3,7 +3,8 @@
  * The fleet view's join (SPEC 10) as a pure function of the documents: one
  * cause per failing pair, placed at the right host and port; a pair that
  * works is never called broken; the order in which ARP answers came does not
- * matter; same-host pairs are local; what no host said is unknown; and bad
+ * matter; same-host pairs are local, or judged by ARP where their host sets
+ * AcceptLocal; a RoCE port without a GID for an address fails its pairs; what no host said is unknown; and bad
  * documents are refused with the byte where they went wrong.
  */
 #include <errno.h>
@@ -304,6 +305,94 @@ static void silent_host(void **state)
 	fleet_free(&f);
 }
 
+/*
+ * b's configuration sets AcceptLocal: the pairs between its two ports are
+ * judged by the ARP answer from the other port (a's stay local); a port that
+ * does not answer its host's own address drops it (accept_local=0 here)
+ */
+static void same_host_where_accept_local(void **state)
+{
+	static const char *const right = "[\"02:00:00:00:02:01\"]";
+	const struct {
+		const char *arp; /* what answered b:ib0's request for b:ib1 (NULL: not asked) */
+		enum fleet_cause want;
+		const char *at;
+	} cases[] = {
+		{ right, FLEET_OK, NULL },
+		{ "[]", FLEET_LOCAL_DROPPED, "b:ib1" },
+		{ "[\"02:00:00:00:02:00\",\"02:00:00:00:02:01\"]", FLEET_ARP_FLUX, "b:ib0" },
+		{ NULL, FLEET_LOCAL, "b:ib0" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct fleet f = {};
+		char *a = answers(1, NULL, NULL), *b = answers(2, NULL, NULL);
+		size_t at = 0;
+
+		b = realloc(b, strlen(b) + 1024);
+		assert_non_null(b);
+		if (cases[k].arp) {
+			b[strlen(b) - 3] = '\0'; /* "]}\n" */
+			strcat(b, ",");
+			strcat(b, probe(2, 0, 2, 1, "lo", 255, cases[k].arp));
+			strcat(b, ",");
+			strcat(b, probe(2, 1, 2, 0, "lo", 255, "[\"02:00:00:00:02:00\"]"));
+			strcat(b, "]}\n");
+		}
+		assert_int_equal(fleet_read(&f,
+					    INVENTORY("", "", ",\"local_delivery\":true",
+						      ",\"local_delivery\":true"),
+					    fleet_add_inventory, &at),
+				 0);
+		assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
+		assert_int_equal(fleet_read(&f, b, fleet_add_probes, &at), 0);
+		expect_cell(&f, "b:ib0", "b:ib1", cases[k].want, cases[k].at);
+		expect_cell(&f, "b:ib1", "b:ib0", cases[k].arp ? FLEET_OK : FLEET_LOCAL, "b:ib1");
+		expect_cell(&f, "a:ib0", "a:ib1", FLEET_LOCAL, "a:ib0");
+		expect_cell(&f, "a:ib0", "b:ib1", FLEET_OK, NULL);
+		free(a);
+		free(b);
+		fleet_free(&f);
+	}
+}
+
+/* RoCE ports as soft-RoCE shows them; GIDS: the "gids" member */
+#define ROCE(dev, gids)                                                                            \
+	",\"rdma\":{\"device\":\"" dev "\",\"port\":1,\"state\":\"ACTIVE\","                       \
+	"\"link_layer\":\"Ethernet\",\"gids\":[" gids "]}"
+
+/*
+ * b's ports are RoCE, and ib1 holds no GID for its address: every pair from
+ * and into it fails there, whatever its route and ARP say; ib0 holds its own
+ */
+static void no_gid_at_the_port_without_one(void **state)
+{
+	struct fleet f;
+
+	(void)state;
+	load(&f,
+	     INVENTORY(
+		     "", "",
+		     ROCE("rxe0", "{\"address\":\"10.0.2.0/16\",\"index\":1,\"type\":\"RoCE v2\"}"),
+		     ROCE("rxe1", "")),
+	     NULL, NULL);
+	expect_cell(&f, "a:ib0", "b:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "a:ib1", "b:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib0", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "b:ib1", "a:ib1", FLEET_NO_GID, "b:ib1");
+	expect_cell(&f, "a:ib0", "b:ib0", FLEET_OK, NULL);
+	expect_cell(&f, "b:ib0", "a:ib1", FLEET_OK, NULL);
+	fleet_free(&f);
+	/* a GID for an address the port does not have: not an inventory */
+	memset(&f, 0, sizeof(f));
+	assert_int_equal(
+		fleet_read(&f, INVENTORY("", "", "", ROCE("rxe1", "{\"address\":\"10.0.9.9/16\"}")),
+			   fleet_add_inventory, &(size_t){ 0 }),
+		-EINVAL);
+	fleet_free(&f);
+}
+
 static void page_and_json(void **state)
 {
 	struct fleet f;
@@ -400,6 +489,8 @@ int main(void)
 		cmocka_unit_test(rp_filter_at_the_port_that_drops),
 		cmocka_unit_test(down_and_unanswered),
 		cmocka_unit_test(silent_host),
+		cmocka_unit_test(same_host_where_accept_local),
+		cmocka_unit_test(no_gid_at_the_port_without_one),
 		cmocka_unit_test(page_and_json),
 		cmocka_unit_test(bad_documents),
 	};

@@ -43,7 +43,8 @@
 # ib1), a link bounce of the server's ib1 (the watcher, ib-hook.service,
 # restores T(ib1)) and a reboot of the server (poweroff, then a cold boot;
 # the rxe devices come late again); --check after dpkg -i is all ok, with
-# RDMA CM on each port's own rxe device; after "rdma link delete rxe_ib1"
+# RDMA CM on each port's own rxe device, and (bookworm) the fleet view's three
+# steps between the VMs find their 8 pairs ok (tests/vm/fleet.sh); after "rdma link delete rxe_ib1"
 # ib1 is no RDMA port: not managed (no --check line, its rule taken back)
 # and, with Name=ib*, not ok: --check says it has no RDMA port (and asks
 # RDMA CM anyway, as the host has RDMA ports);
@@ -473,6 +474,9 @@ printf '%s\n' "$out" | indent
 	echo "memserver34# ib-hook --check 172.16.16.1 172.16.16.2"
 	printf '%s\n' "$out"
 } >>"$work/check-transcript"
+# the fleet view between the two VMs, which rping just found connecting (one
+# release: its cost is the step's)
+[ "$RELEASE" != bookworm ] || . "$here/fleet.sh"
 
 reconnect 1 >"$work/reconnect1" 2>&1 &
 r1=$!
