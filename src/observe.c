@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "config.h"
 #include "log.h"
 #include "observe.h"
@@ -367,15 +368,14 @@ static void probe_address(const struct ibh_observed *o, const struct ibh_ip *pre
 	}
 }
 
-/* rt appended to the array *v of *n routes */
-static int push_route(struct ibh_route **v, size_t *n, const struct ibh_route *rt)
+/* rt appended to the array *v of *n routes (room for *cap) */
+static int push_route(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *rt)
 {
-	struct ibh_route *m = realloc(*v, (*n + 1) * sizeof(*m));
+	int r = array_grow(v, cap, *n, sizeof(**v), 4);
 
-	if (!m)
-		return -ENOMEM;
-	*v = m;
-	m[(*n)++] = *rt;
+	if (r < 0)
+		return r;
+	(*v)[(*n)++] = *rt;
 	return 0;
 }
 
@@ -395,7 +395,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 		return r;
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
-	return push_route(&o->main_routes, &o->n_main_routes, &rt);
+	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
 }
 
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)
@@ -469,7 +469,7 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 		r = 0;
 	for (size_t i = 0; r >= 0 && i < n_t; i++)
 		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
-			r = push_route(&o->main_via, &o->n_main_via, &t[i]);
+			r = push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &t[i]);
 	free(t);
 	return r;
 }
@@ -505,7 +505,7 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
 	    !link_is_managed(v->config, &other))
 		return 0;
-	return push_route(&o->main_via, &o->n_main_via, &rt);
+	return push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &rt);
 }
 
 /*
