@@ -22,23 +22,24 @@
 /* lo is the first link of every network namespace */
 #define LOOPBACK_IFINDEX 1
 
-/* when lo's 127.0.0.1 was added (1/100 s since boot); -ENOENT: it has none */
+/*
+ * when lo's 127.0.0.1 was added (1/100 s since boot); -ENOENT: it has none.
+ * Read from the view's addresses, which a run reads anyway
+ */
 static int lo_birth(struct ibh_view *v, uint32_t *ret)
 {
-	struct ibh_addr_entry *a = NULL;
 	struct ibh_ip lo = { .family = AF_INET, .len = 8, .a = { 127, 0, 0, 1 } };
-	size_t n = 0;
-	int r;
+	int r = view_load_addrs(v);
 
-	r = kernel->dump_addrs(v->k, LOOPBACK_IFINDEX, &a, &n);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (a[i].ifindex == LOOPBACK_IFINDEX && ip_same_address(&a[i].addr.ip, &lo)) {
-			*ret = a[i].addr.created;
-			free(a);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < v->n_addrs; i++)
+		if (v->addrs[i].ifindex == LOOPBACK_IFINDEX &&
+		    ip_same_address(&v->addrs[i].addr.ip, &lo)) {
+			*ret = v->addrs[i].addr.created;
 			return 0;
 		}
-	free(a);
-	return r < 0 ? r : -ENOENT;
+	return -ENOENT;
 }
 
 /*
