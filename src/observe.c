@@ -104,6 +104,7 @@ void view_close(struct ibh_view *v)
 	free(v->rules);
 	free(v->links);
 	free(v->addrs);
+	main_index_free(&v->main);
 	record_clear(&v->record);
 	free(v->record_file);
 	memset(v, 0, sizeof(*v));
@@ -454,25 +455,31 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 }
 
 /*
- * main's routes through ifindex, appended to o->main_via: the kernel filters
- * the dump by device (strict checking, >= 4.20), so that only they cross
- * into ib-hook; before 4.20 it sends all of main, and netlink.c filters
+ * main's routes through ifindex, appended to o->main_via, from the view's
+ * index of main. A link it does not know yet costs one dump of main that the
+ * kernel filters by device (strict checking, >= 4.20; before, all of main
+ * crosses and netlink.c filters): the kernel has no cheaper way to name the
+ * routes through a device, and walks all of main for it.
  */
 static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
 {
-	struct ibh_route *t = NULL;
-	size_t n_t = 0;
-	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+	if (!main_index_knows(&v->main, ifindex)) {
+		struct ibh_route *t = NULL;
+		size_t n_t = 0;
+		int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
 
-	/* the link went away since it was read: nothing leaves through it, and
-	 * the engine finds it gone as it does for its addresses */
-	if (r == -ENODEV)
-		r = 0;
-	for (size_t i = 0; r >= 0 && i < n_t; i++)
-		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
-			r = push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &t[i]);
-	free(t);
-	return r;
+		/* the link went away since it was read: nothing leaves through it, and
+		 * the engine finds it gone as it does for its addresses */
+		if (r == -ENODEV)
+			return 0;
+		if (r >= 0)
+			r = main_index_learn(&v->main, ifindex, t, n_t);
+		free(t);
+		if (r < 0)
+			return r;
+	}
+	return main_index_through(&v->main, ifindex, &o->main_via, &o->n_main_via,
+				  &o->cap_main_via);
 }
 
 /*
@@ -624,6 +631,9 @@ void view_forget_kernel(struct ibh_view *v)
 	v->addrs_valid = false;
 	v->links_valid = false;
 	v->n_asked = 0;
+	/* main's routes are read again, unless the watcher's notifications keep them */
+	if (!v->main.followed)
+		main_index_forget_all(&v->main);
 }
 
 /* the record holds something installed for that name, or that link under another name */
