@@ -2,14 +2,17 @@
 /*
  * Main's routes through the managed links, kept between the watcher's passes.
  * A notification says a route of main came, was replaced or went, with every
- * attribute, so the index follows it exactly; where the kernel changes main
- * without a notification (a link that goes down or away, an address that
- * goes), or a notification does not say which route it replaced (IPv4
- * routes appended with the same prefix and metric, IPv6 multipath routes
- * whose next hops come and go one by one), the links concerned are read from
- * main again at their next run. That is rare; an unrelated route of main (a
- * BGP host's churn through its uplink) costs nothing but a look at its
- * devices.
+ * attribute, so the index follows it exactly. Where the kernel changes main
+ * without a notification, the index does what the kernel does: a link that
+ * goes down takes its routes with one next hop along. Where that is not
+ * certain (a link deleted, an address that goes, which takes the routes it
+ * was the source of and, the last of the link's IPv4 addresses, all of the
+ * link's IPv4 routes) or a notification does not say which route it replaced
+ * (IPv4 routes appended with the same prefix and metric, IPv6 multipath
+ * routes whose next hops come and go one by one), the links concerned are
+ * read from main again at their next run. That is rare; an unrelated route
+ * of main (a BGP host's churn through its uplink) costs nothing but a look at
+ * its devices.
  */
 #include <errno.h>
 #include <linux/rtnetlink.h>
@@ -115,6 +118,25 @@ void main_index_forget(struct ibh_main_index *x, int ifindex)
 	index_set_del(&x->known, ifindex);
 }
 
+void main_index_link_down(struct ibh_main_index *x, int ifindex)
+{
+	/*
+	 * A route with one next hop through the link goes with it (IPv6 says
+	 * so, IPv4 does not); one with several stays with that hop dead: which
+	 * of its hops the kernel reports then is read again
+	 */
+	for (size_t i = x->n; i-- > 0;) {
+		struct ibh_route rt;
+
+		if (i >= x->n || !route_through(&x->routes[i], ifindex))
+			continue;
+		rt = x->routes[i];
+		drop(x, i);
+		if (rt.n_hops)
+			forget_route_links(x, &rt);
+	}
+}
+
 void main_index_forget_all(struct ibh_main_index *x)
 {
 	x->n = 0;
@@ -170,9 +192,11 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		drop(x, i);
 		/*
 		 * The kernel says the new route only. Which route it replaced is
-		 * certain when the index held one of that place and the new one
-		 * stays on a known link; an IPv6 next hop that joined a route
-		 * makes one multipath route of two. Otherwise: read them again.
+		 * the one the index held of that place, when it held one and the
+		 * new one stays on a known link (unless main holds a twin of it
+		 * through another device, `ip route append`, which no network
+		 * manager makes); an IPv6 next hop that joined a route makes one
+		 * multipath route of two. Otherwise: read them again.
 		 */
 		if (placed > 1 || !replace || !main_index_wanted(rt) || !concerns(x, rt)) {
 			forget_route_links(x, &old);

@@ -38,6 +38,8 @@ int main_index_through(const struct ibh_main_index *x, int ifindex, struct ibh_r
 		       size_t *cap);
 /* ifindex, and every link a route through it also leaves by, are read again from main */
 void main_index_forget(struct ibh_main_index *x, int ifindex);
+/* the link went down: the kernel took its routes away, without a notification for IPv4 */
+void main_index_link_down(struct ibh_main_index *x, int ifindex);
 /* every link is read again from main (notifications were lost) */
 void main_index_forget_all(struct ibh_main_index *x);
 /*

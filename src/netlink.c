@@ -902,17 +902,20 @@ static int addr_from_msg(struct nlmsghdr *nlh, struct ibh_ip *ret)
  */
 static void follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh)
 {
+	struct ifinfomsg *ifi;
 	struct ibh_route rt;
 	struct ibh_ip a;
 
 	switch (nlh->nlmsg_type) {
 	case RTM_NEWLINK:
 	case RTM_DELLINK:
-		/* IPv4 drops the routes of a link that goes down or away without a word */
-		if (nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)) &&
-		    (nlh->nlmsg_type == RTM_DELLINK ||
-		     !(((struct ifinfomsg *)nlmsg_data(nlh))->ifi_flags & IFF_UP)))
-			main_index_forget(x, ((struct ifinfomsg *)nlmsg_data(nlh))->ifi_index);
+		if (!nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)))
+			break;
+		ifi = nlmsg_data(nlh);
+		if (nlh->nlmsg_type == RTM_DELLINK)
+			main_index_forget(x, ifi->ifi_index);
+		else if (!(ifi->ifi_flags & IFF_UP))
+			main_index_link_down(x, ifi->ifi_index);
 		break;
 	case RTM_DELADDR:
 		if (nlmsg_valid_hdr(nlh, sizeof(struct ifaddrmsg)) && addr_from_msg(nlh, &a) == 0)
