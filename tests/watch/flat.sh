@@ -6,8 +6,8 @@
 # dump of main that ib-hook asks the kernel for (strace decodes its netlink
 # requests) and every managed link the watcher looks at (-v). A one-shot run
 # dumps main at most once per port; with the watcher running, routes of main
-# through the uplink make it look at nothing, and a route through a port, or
-# a default replaced, is copied without a dump of main.
+# through the uplink make it look at nothing, and a route through a port, a
+# default replaced, a port's bounce, are followed without a dump of main.
 . "$(dirname "$0")/common.sh"
 t_require strace
 
@@ -72,7 +72,16 @@ eventually "ib0's default replaced in main: T(ib0) follows" 10 \
 ip -n "$h" route del 10.9.0.0/16
 eventually "a route through ib1 deleted from main: its copy goes" 10 \
 	sh -c "! ip -n $h route show table $t1 | grep -q '^10.9.0.0/16'"
-expect_eq "a default replaced, a route deleted: main not dumped" "$start" \
+# a bounce: the kernel takes ib1's default out of main without a word (IPv4);
+# the network manager puts it back when the link is up again
+ip -n "$h" link set ib1 down
+eventually "ib1 down: its copies go with the link" 10 \
+	sh -c "! ip -n $h route show table $t1 | grep -q default"
+ip -n "$h" link set ib1 up
+ip -n "$h" route add default via 10.200.0.2 dev ib1 proto static metric 101
+eventually "ib1 up, its default back in main: copied again" 10 \
+	sh -c "ip -n $h route show table $t1 | grep -q '^default via 10.200.0.2 dev ib1'"
+expect_eq "a default replaced, a route deleted, a bounce: main not dumped" "$start" \
 	"$(dumps "$T_DIR/watch.trace")"
 stop_watcher
 done_testing
