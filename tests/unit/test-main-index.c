@@ -5,7 +5,6 @@
  * would, after each notification, or it no longer knows the link (which is
  * then read from main again). Never a stale route, never a lost one.
  */
-#include <arpa/inet.h>
 #include <linux/rtnetlink.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ip.h"
 #include "main-index.h"
 #include "route.h"
 
@@ -22,27 +22,24 @@
 #define IB1  4
 #define ETH0 2
 
-static struct ibh_ip ip(const char *s, unsigned int len)
+/* "A" (a host) or "A/LEN" */
+static struct ibh_ip ip(const char *s)
 {
-	struct ibh_ip a = { .len = (uint8_t)len };
+	struct ibh_ip a;
 
-	a.family = strchr(s, ':') ? AF_INET6 : AF_INET;
-	assert_int_equal(inet_pton(a.family, s, a.a), 1);
+	assert_int_equal(ip_from_record(s, &a, strchr(s, '/') != NULL), 0);
 	return a;
 }
 
-static struct ibh_route via(const char *dst, unsigned int len, const char *gw, int oif,
-			    uint32_t metric)
+/* a static route of main: DST/LEN via GW through oif, with that metric */
+static struct ibh_route via(const char *dst, const char *gw, int oif, uint32_t metric)
 {
-	struct ibh_route r = { .oif = oif,
-			       .table = RT_TABLE_MAIN,
-			       .metric = metric,
-			       .protocol = RTPROT_STATIC,
-			       .type = RTN_UNICAST,
-			       .gateway = true };
+	struct ibh_route r = { .dst = ip(dst), .gw = ip(gw), .oif = oif, .metric = metric };
 
-	r.dst = ip(dst, len);
-	r.gw = ip(gw, strchr(gw, ':') ? 128 : 32);
+	r.table = RT_TABLE_MAIN;
+	r.protocol = RTPROT_STATIC;
+	r.type = RTN_UNICAST;
+	r.gateway = true;
 	return r;
 }
 
@@ -62,14 +59,14 @@ static size_t through(const struct ibh_main_index *x, int ifindex, struct ibh_ro
 /* ib0 and ib1 known, each with its default; eth0's routes never enter */
 static void learned(struct ibh_main_index *x)
 {
-	struct ibh_route d0 = via("0.0.0.0", 0, "10.0.0.0", IB0, 100),
-			 d1 = via("0.0.0.0", 0, "10.0.0.2", IB1, 101),
+	struct ibh_route d0 = via("0.0.0.0/0", "10.0.0.0", IB0, 100),
+			 d1 = via("0.0.0.0/0", "10.0.0.2", IB1, 101),
 			 kernel = { .oif = IB0,
 				    .table = RT_TABLE_MAIN,
 				    .protocol = RTPROT_KERNEL,
 				    .type = RTN_UNICAST };
 
-	kernel.dst = ip("10.0.0.0", 31);
+	kernel.dst = ip("10.0.0.0/31");
 	assert_int_equal(main_index_learn(x, IB0, (struct ibh_route[]){ d0, kernel }, 2), 0);
 	assert_int_equal(main_index_learn(x, IB1, &d1, 1), 0);
 }
@@ -77,7 +74,7 @@ static void learned(struct ibh_main_index *x)
 static void test_learn_and_churn(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route r, up = via("32.0.1.0", 24, "192.0.2.2", ETH0, 0);
+	struct ibh_route r, up = via("32.0.1.0/24", "192.0.2.2", ETH0, 0);
 
 	(void)state;
 	learned(&x);
@@ -98,9 +95,9 @@ static void test_learn_and_churn(void **state)
 static void test_add_replace_delete(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route r, agg = via("10.9.0.0", 16, "10.0.0.2", IB1, 0),
-			    d1 = via("0.0.0.0", 0, "10.0.0.2", IB1, 101),
-			    d1new = via("0.0.0.0", 0, "10.0.0.7", IB1, 101);
+	struct ibh_route r, agg = via("10.9.0.0/16", "10.0.0.2", IB1, 0),
+			    d1 = via("0.0.0.0/0", "10.0.0.2", IB1, 101),
+			    d1new = via("0.0.0.0/0", "10.0.0.7", IB1, 101);
 
 	(void)state;
 	learned(&x);
@@ -128,7 +125,7 @@ static void test_add_replace_delete(void **state)
 static void test_replace_moves_away(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route d1up = via("0.0.0.0", 0, "192.0.2.2", ETH0, 101);
+	struct ibh_route d1up = via("0.0.0.0/0", "192.0.2.2", ETH0, 101);
 
 	(void)state;
 	learned(&x);
@@ -143,13 +140,13 @@ static void test_replace_moves_away(void **state)
 static void test_multipath(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route mp = via("10.20.0.0", 16, "10.0.0.0", -1, 0);
+	struct ibh_route mp = via("10.20.0.0/16", "10.0.0.0", -1, 0);
 
 	(void)state;
 	mp.gw.family = 0;
 	mp.n_hops = 2;
-	mp.hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0", 32), .oif = IB0 };
-	mp.hops[1] = (struct ibh_nexthop){ .gw = ip("192.0.2.2", 32), .oif = ETH0 };
+	mp.hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0"), .oif = IB0 };
+	mp.hops[1] = (struct ibh_nexthop){ .gw = ip("192.0.2.2"), .oif = ETH0 };
 	learned(&x);
 	/* a multipath route with a hop through ib0 is ib0's too */
 	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
@@ -185,10 +182,10 @@ static void test_link_down_deleted(void **state)
 static void test_ipv6_join(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route a = via("fd00::", 16, "fe80::1", IB0, 300),
-			 b = via("fd00::", 16, "fe80::2", IB1, 300),
-			 ra0 = via("::", 0, "fe80::1", IB0, 1024),
-			 ra1 = via("::", 0, "fe80::1", IB1, 1024);
+	struct ibh_route a = via("fd00::/16", "fe80::1", IB0, 300),
+			 b = via("fd00::/16", "fe80::2", IB1, 300),
+			 ra0 = via("::/0", "fe80::1", IB0, 1024),
+			 ra1 = via("::/0", "fe80::1", IB1, 1024);
 
 	(void)state;
 	learned(&x);
@@ -212,8 +209,8 @@ static void test_ipv6_join(void **state)
 static void test_addr_gone(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route src0 = via("10.30.0.0", 16, "10.0.0.2", IB1, 0);
-	struct ibh_ip a0 = ip("10.0.0.1", 32), a6 = ip("fd00::1", 128);
+	struct ibh_route src0 = via("10.30.0.0/16", "10.0.0.2", IB1, 0);
+	struct ibh_ip a0 = ip("10.0.0.1"), a6 = ip("fd00::1");
 
 	(void)state;
 	learned(&x);
