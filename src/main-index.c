@@ -108,8 +108,9 @@ static void forget_route_links(struct ibh_main_index *x, const struct ibh_route 
 
 void main_index_forget(struct ibh_main_index *x, int ifindex)
 {
+	/* forget_route_links() may drop more than one */
 	for (size_t i = x->n; i-- > 0;)
-		if (route_through(&x->routes[i], ifindex)) {
+		if (i < x->n && route_through(&x->routes[i], ifindex)) {
 			struct ibh_route rt = x->routes[i];
 
 			drop(x, i);
@@ -192,13 +193,13 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		drop(x, i);
 		/*
 		 * The kernel says the new route only. Which route it replaced is
-		 * the one the index held of that place, when it held one and the
-		 * new one stays on a known link (unless main holds a twin of it
-		 * through another device, `ip route append`, which no network
-		 * manager makes); an IPv6 next hop that joined a route makes one
-		 * multipath route of two. Otherwise: read them again.
+		 * the one the index held of that place, when it held one (unless
+		 * main holds a twin of it through another device, made with `ip
+		 * route append`, which no network manager does); an IPv6 next hop
+		 * that joined a route makes one multipath route of two. Otherwise:
+		 * read them again.
 		 */
-		if (placed > 1 || !replace || !main_index_wanted(rt) || !concerns(x, rt)) {
+		if (placed > 1 || !replace) {
 			forget_route_links(x, &old);
 			forget_route_links(x, rt);
 		}

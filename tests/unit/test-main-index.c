@@ -129,9 +129,10 @@ static void test_replace_moves_away(void **state)
 
 	(void)state;
 	learned(&x);
-	/* ib1's default replaced by one through the uplink: ib1 has none now */
+	/* ib1's default replaced by one through the uplink: ib1 has none now, and knows it */
 	assert_int_equal(main_index_note(&x, &d1up, true, true), 0);
 	assert_int_equal(through(&x, IB1, NULL), 0);
+	assert_true(main_index_knows(&x, IB1));
 	assert_int_equal(through(&x, ETH0, NULL), 0);
 	assert_int_equal(through(&x, IB0, NULL), 1);
 	main_index_free(&x);
@@ -164,8 +165,20 @@ static void test_multipath(void **state)
 static void test_link_down_deleted(void **state)
 {
 	struct ibh_main_index x = {};
+	struct ibh_route mp = via("10.20.0.0/16", "10.0.0.0", -1, 0);
 
 	(void)state;
+	learned(&x);
+	mp.gw.family = 0;
+	mp.n_hops = 2;
+	mp.hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0"), .oif = IB0 };
+	mp.hops[1] = (struct ibh_nexthop){ .gw = ip("10.0.0.2"), .oif = IB1 };
+	/* deleted with a multipath route through both: both are read again */
+	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
+	assert_int_equal(x.n, 3);
+	main_index_forget(&x, IB0);
+	assert_false(main_index_knows(&x, IB0) || main_index_knows(&x, IB1));
+	assert_int_equal(x.n, 0);
 	learned(&x);
 	/* down: its routes with one hop go with it, and the link stays known */
 	main_index_link_down(&x, IB1);
