@@ -43,6 +43,18 @@ static struct ibh_route via(const char *dst, const char *gw, int oif, uint32_t m
 	return r;
 }
 
+/* 10.20.0.0/16 through two next hops */
+static struct ibh_route multipath(int oif_a, const char *gw_a, int oif_b, const char *gw_b)
+{
+	struct ibh_route r = via("10.20.0.0/16", gw_a, -1, 0);
+
+	r.gw.family = 0;
+	r.n_hops = 2;
+	r.hops[0] = (struct ibh_nexthop){ .gw = ip(gw_a), .oif = oif_a };
+	r.hops[1] = (struct ibh_nexthop){ .gw = ip(gw_b), .oif = oif_b };
+	return r;
+}
+
 /* the routes the index holds through ifindex: their number, and the first in *ret */
 static size_t through(const struct ibh_main_index *x, int ifindex, struct ibh_route *ret)
 {
@@ -141,13 +153,9 @@ static void test_replace_moves_away(void **state)
 static void test_multipath(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route mp = via("10.20.0.0/16", "10.0.0.0", -1, 0);
+	struct ibh_route mp = multipath(IB0, "10.0.0.0", ETH0, "192.0.2.2");
 
 	(void)state;
-	mp.gw.family = 0;
-	mp.n_hops = 2;
-	mp.hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0"), .oif = IB0 };
-	mp.hops[1] = (struct ibh_nexthop){ .gw = ip("192.0.2.2"), .oif = ETH0 };
 	learned(&x);
 	/* a multipath route with a hop through ib0 is ib0's too */
 	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
@@ -165,14 +173,10 @@ static void test_multipath(void **state)
 static void test_link_down_deleted(void **state)
 {
 	struct ibh_main_index x = {};
-	struct ibh_route mp = via("10.20.0.0/16", "10.0.0.0", -1, 0);
+	struct ibh_route mp = multipath(IB0, "10.0.0.0", IB1, "10.0.0.2");
 
 	(void)state;
 	learned(&x);
-	mp.gw.family = 0;
-	mp.n_hops = 2;
-	mp.hops[0] = (struct ibh_nexthop){ .gw = ip("10.0.0.0"), .oif = IB0 };
-	mp.hops[1] = (struct ibh_nexthop){ .gw = ip("10.0.0.2"), .oif = IB1 };
 	/* deleted with a multipath route through both: both are read again */
 	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
 	assert_int_equal(x.n, 3);
