@@ -10,6 +10,10 @@
 - a storm of 1000 address events: the watcher's CPU time.
 
   sudo IB_HOOK=build/src/ib-hook bench/watch.py [ROUNDS] [QUIET_SECONDS]
+
+MAIN_ROUTES=N first puts N /24 routes into main through an uplink that
+ib-hook does not manage (none through the ports), GATEWAY_ROUTES=no runs the
+watcher with prefix routes only: what a repair costs with a big main table.
 """
 import ctypes
 import os
@@ -27,6 +31,8 @@ IB_HOOK = os.environ.get("IB_HOOK", "build/src/ib-hook")
 ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 QUIET = int(sys.argv[2]) if len(sys.argv) > 2 else 60
 NS = f"ibwb{os.getpid()}"
+MAIN_ROUTES = int(os.environ.get("MAIN_ROUTES", "0"))
+GATEWAY_ROUTES = os.environ.get("GATEWAY_ROUTES", "yes")
 RTM_NEWROUTE, RTM_DELROUTE, RTM_NEWRULE, RTM_NEWADDR = 24, 25, 32, 20
 GROUPS = (1 << 0) | (1 << 4) | (1 << 6) | (1 << 6)  # link, ipv4 ifaddr, ipv4 route
 RTNLGRP_IPV4_RULE = 8
@@ -120,8 +126,17 @@ def main():
             ip("link", "set", f"ib{i}", "up")
             ip("link", "set", f"p{i}", "up")
             ip("addr", "add", f"172.16.34.{i + 1}/16", "dev", f"ib{i}")
+        if MAIN_ROUTES:
+            ip("link", "add", "up0", "type", "veth", "peer", "name", "pup0")
+            ip("link", "set", "up0", "up")
+            ip("link", "set", "pup0", "up")
+            ip("addr", "add", "10.0.0.1/8", "dev", "up0")
+            with open(f"{tmp}/routes", "w") as f:
+                for i in range(MAIN_ROUTES):
+                    f.write(f"route add {32 + i // 65536}.{i // 256 % 256}.{i % 256}.0/24 dev up0\n")
+            ip("-batch", f"{tmp}/routes")
         with open(f"{tmp}/w.conf", "w") as f:
-            f.write("[Match]\nName=ib*\n")
+            f.write(f"[Match]\nName=ib*\n[Routing]\nGatewayRoutes={GATEWAY_ROUTES}\n")
         cmd = ["ip", "netns", "exec", NS, IB_HOOK, "--config", f"{tmp}/w.conf", "--watch"]
         fstype = subprocess.run(["findmnt", "-n", "-o", "FSTYPE", "-T", "/run"], capture_output=True,
                                 text=True).stdout.strip()
@@ -168,6 +183,8 @@ def main():
             ip("addr", "del", a + "/16", "dev", "ib1")
             # slower than a fight: ib-hook backs off from a link repaired 8 times in 10 s
             time.sleep(1.3)
+        if MAIN_ROUTES or GATEWAY_ROUTES != "yes":
+            print(f"# {MAIN_ROUTES} routes in main through an unmanaged uplink, GatewayRoutes={GATEWAY_ROUTES}")
         print(f"restore latency, table flushed: median {statistics.median(flush):.2f} ms, p99 {pct(flush, 0.99):.2f} ms ({len(flush)} rounds)")
         print(f"restore latency, address added: median {statistics.median(addr):.2f} ms, p99 {pct(addr, 0.99):.2f} ms ({len(addr)} rounds)")
         print("  (a notification after a quiet spell is acted on at once; one within 2 ms of the")

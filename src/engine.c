@@ -622,7 +622,20 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	}
 	forget_gone(e, &e->main_other_said);
 	forget_gone(e, &e->apply.ipoib_warned);
+	if (e->view.main.followed) {
+		e->view.main.managed.n = 0;
+		for (size_t i = 0; i < e->view.n_links; i++)
+			if (link_is_managed(e->view.config, &e->view.links[i]) &&
+			    index_set_add(&e->view.main.managed, e->view.links[i].ifindex) < 0)
+				return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
+	}
 	return finish_run(e, req, run_links(e, req), NULL, true);
+}
+
+struct ibh_main_index *engine_follow_main(struct ibh_engine *e)
+{
+	e->view.main.followed = true;
+	return &e->view.main;
 }
 
 uint32_t engine_port(const struct ibh_engine *e)
@@ -650,8 +663,12 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	r = view_link_by_index(&e->view, ifindex, &link);
 	if (r == -ENODEV)
 		forget_link(e, ifindex);
-	if (r == 0 && link_is_managed(e->view.config, &link))
+	if (r == 0 && link_is_managed(e->view.config, &link)) {
+		if (e->view.main.followed && index_set_add(&e->view.main.managed, ifindex) < 0)
+			return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 		res = run_link(e, &link, req, NULL);
+	} else if (r == 0 || r == -ENODEV)
+		index_set_del(&e->view.main.managed, ifindex);
 	else if (r < 0 && r != -ENODEV) {
 		log_error_errno(r, "cannot read link %d: %m%s", ifindex, log_errno_hint(r));
 		res = IBH_FAILED;

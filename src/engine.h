@@ -49,6 +49,12 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *req);
 /* the link of that index, if it is managed, then what is left over: the watcher's run */
 enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct ibh_request *req);
+/*
+ * The watcher: main's routes through the managed links are read once and
+ * then kept from the notifications that go through the index returned (it
+ * lives as long as e), instead of one read of main per link and pass
+ */
+struct ibh_main_index *engine_follow_main(struct ibh_engine *e);
 /* the engine's netlink port: notifications of its own changes carry it */
 uint32_t engine_port(const struct ibh_engine *e);
 /* how many kernel objects the engine changed so far */

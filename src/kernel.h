@@ -31,10 +31,13 @@ struct ibh_events {
 	int ifindex[64];
 	size_t n;
 	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */
+	/* the watcher's copy of main's routes through the managed links: kept by the notifications */
+	struct ibh_main_index *main;
 };
 
 struct ibh_monitor;
 struct ibh_cm_result;
+struct ibh_main_index;
 
 struct ibh_kernel_ops {
 	/* where the record of each network namespace lives (RUNSTATEDIR/ib-hook) */

@@ -128,7 +128,7 @@ struct ibh_observed {
 	/* main's routes for the link's prefixes through the link (fib lookups) */
 	bool main_known;
 	struct ibh_route *main_routes;
-	size_t n_main_routes;
+	size_t n_main_routes, cap_main_routes;
 	/*
 	 * GatewayRoutes=yes: main's unicast routes through the link, and for a
 	 * family the link has no gateway route of, those through the other
@@ -136,7 +136,7 @@ struct ibh_observed {
 	 * copies (filtered dumps of main, by device)
 	 */
 	struct ibh_route *main_via;
-	size_t n_main_via;
+	size_t n_main_via, cap_main_via;
 	const struct ibh_record *record;
 
 	int sysctl[IBH_SYSCTL_MAX];	/* conf/X, or IBH_SYSCTL_UNKNOWN */

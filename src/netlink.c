@@ -25,6 +25,7 @@
 #include "array.h"
 #include "attr.h"
 #include "kernel-abi.h"
+#include "main-index.h"
 #include "netlink.h"
 
 #ifndef SOL_NETLINK
@@ -857,6 +858,81 @@ static void mark(struct ibh_events *ev, int ifindex)
 		ev->all = true;
 }
 
+/*
+ * A route of main concerns the managed links it leaves through (their
+ * copies, MainRoute=delete); a default route also every managed link without
+ * one (the one-subnet layout copies another port's default: a lookup); a
+ * route without a device every link (a lookup may now end in it). A route
+ * through devices ib-hook does not manage (a BGP host's uplink) concerns
+ * nobody: no pass, no read of main.
+ */
+static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
+{
+	const struct index_set *managed = &ev->main->managed;
+
+	if ((rt->oif <= 0 && !rt->n_hops) || rt->dst.len == 0) {
+		ev->tables_changed = true;
+		return;
+	}
+	for (size_t i = 0; i < managed->n; i++)
+		if (route_through(rt, managed->items[i]))
+			mark(ev, managed->items[i]);
+}
+
+/* the local address of an RTM_NEWADDR or RTM_DELADDR message */
+static int addr_from_msg(struct nlmsghdr *nlh, struct ibh_ip *ret)
+{
+	struct nlattr *tb[IFA_MAX + 1], *local;
+	struct ifaddrmsg *ifa = nlmsg_data(nlh);
+
+	if (nlmsg_parse(nlh, sizeof(*ifa), tb, IFA_MAX, NULL) < 0 ||
+	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+		return -EINVAL;
+	local = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	if (!local)
+		return -EINVAL;
+	attr_ip(ret, ifa->ifa_family, ifa->ifa_family == AF_INET ? 32 : 128, local);
+	return 0;
+}
+
+/*
+ * The watcher's index of main's routes follows every notification, also
+ * those of ib-hook's own changes; where the kernel changes main without one,
+ * the link is read again
+ */
+static void follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh)
+{
+	struct ifinfomsg *ifi;
+	struct ibh_route rt;
+	struct ibh_ip a;
+
+	switch (nlh->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		if (!nlmsg_valid_hdr(nlh, sizeof(struct ifinfomsg)))
+			break;
+		ifi = nlmsg_data(nlh);
+		if (nlh->nlmsg_type == RTM_DELLINK)
+			main_index_forget(x, ifi->ifi_index);
+		else if (!(ifi->ifi_flags & IFF_UP))
+			main_index_link_down(x, ifi->ifi_index);
+		break;
+	case RTM_DELADDR:
+		if (nlmsg_valid_hdr(nlh, sizeof(struct ifaddrmsg)) && addr_from_msg(nlh, &a) == 0)
+			main_index_addr_gone(
+				x, (int)((struct ifaddrmsg *)nlmsg_data(nlh))->ifa_index, &a);
+		break;
+	case RTM_NEWROUTE:
+	case RTM_DELROUTE:
+		if (nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, &rt) == 0 &&
+		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED) &&
+		    rt.table == RT_TABLE_MAIN)
+			(void)main_index_note(x, &rt, nlh->nlmsg_type == RTM_NEWROUTE,
+					      nlh->nlmsg_flags & NLM_F_REPLACE);
+		break;
+	}
+}
+
 static int on_event(struct nl_msg *msg, void *arg)
 {
 	struct ibh_monitor *m = arg;
@@ -864,6 +940,8 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct ibh_events *ev = m->ev;
 	struct ibh_route rt;
 
+	if (ev->main)
+		follow_main(ev->main, nlh);
 	/* the kernel stamps notifications caused by a request with its sender's port */
 	if (m->own_port && nlh->nlmsg_pid == m->own_port) {
 		ev->own++;
@@ -897,20 +975,14 @@ static int on_event(struct nl_msg *msg, void *arg)
 		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)) {
 			if (rt.table == RT_TABLE_LOCAL)
 				break; /* the kernel's own, for local addresses: the address event says it */
+			if (rt.table == RT_TABLE_MAIN && ev->main)
+				mark_main(ev, &rt);
 			/*
 			 * a route in another table names its device, not the link
 			 * whose table it is: one through another device in T(X)
 			 * comes and goes without an event of X's
 			 */
-			if (rt.oif > 0 && rt.table == RT_TABLE_MAIN)
-				mark(ev, rt.oif);
 			else
-				ev->tables_changed = true;
-			/*
-			 * a gateway route of main may be copied into the table of
-			 * another port whose prefix holds its gateway (GatewayRoutes=)
-			 */
-			if (rt.table == RT_TABLE_MAIN && rt.gateway)
 				ev->tables_changed = true;
 		}
 		break;
@@ -977,6 +1049,8 @@ int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_ev
 		if (r == -NLE_NOMEM) {
 			ev->all = true;
 			ev->overrun = true;
+			if (ev->main)
+				main_index_forget_all(ev->main);
 			continue;
 		}
 		if (r == -NLE_AGAIN || (r < 0 && errno == EAGAIN))

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "config.h"
 #include "log.h"
 #include "observe.h"
@@ -21,23 +22,24 @@
 /* lo is the first link of every network namespace */
 #define LOOPBACK_IFINDEX 1
 
-/* when lo's 127.0.0.1 was added (1/100 s since boot); -ENOENT: it has none */
+/*
+ * when lo's 127.0.0.1 was added (1/100 s since boot); -ENOENT: it has none.
+ * Read from the view's addresses, which a run reads anyway
+ */
 static int lo_birth(struct ibh_view *v, uint32_t *ret)
 {
-	struct ibh_addr_entry *a = NULL;
 	struct ibh_ip lo = { .family = AF_INET, .len = 8, .a = { 127, 0, 0, 1 } };
-	size_t n = 0;
-	int r;
+	int r = view_load_addrs(v);
 
-	r = kernel->dump_addrs(v->k, LOOPBACK_IFINDEX, &a, &n);
-	for (size_t i = 0; r >= 0 && i < n; i++)
-		if (a[i].ifindex == LOOPBACK_IFINDEX && ip_same_address(&a[i].addr.ip, &lo)) {
-			*ret = a[i].addr.created;
-			free(a);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < v->n_addrs; i++)
+		if (v->addrs[i].ifindex == LOOPBACK_IFINDEX &&
+		    ip_same_address(&v->addrs[i].addr.ip, &lo)) {
+			*ret = v->addrs[i].addr.created;
 			return 0;
 		}
-	free(a);
-	return r < 0 ? r : -ENOENT;
+	return -ENOENT;
 }
 
 /*
@@ -102,6 +104,7 @@ void view_close(struct ibh_view *v)
 	free(v->rules);
 	free(v->links);
 	free(v->addrs);
+	main_index_free(&v->main);
 	record_clear(&v->record);
 	free(v->record_file);
 	memset(v, 0, sizeof(*v));
@@ -367,15 +370,14 @@ static void probe_address(const struct ibh_observed *o, const struct ibh_ip *pre
 	}
 }
 
-/* rt appended to the array *v of *n routes */
-static int push_route(struct ibh_route **v, size_t *n, const struct ibh_route *rt)
+/* rt appended to the array *v of *n routes (room for *cap) */
+static int push_route(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *rt)
 {
-	struct ibh_route *m = realloc(*v, (*n + 1) * sizeof(*m));
+	int r = array_grow(v, cap, *n, sizeof(**v), 4);
 
-	if (!m)
-		return -ENOMEM;
-	*v = m;
-	m[(*n)++] = *rt;
+	if (r < 0)
+		return r;
+	(*v)[(*n)++] = *rt;
 	return 0;
 }
 
@@ -395,7 +397,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 		return r;
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
-	return push_route(&o->main_routes, &o->n_main_routes, &rt);
+	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
 }
 
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)
@@ -453,25 +455,31 @@ static int observe_addrs(struct ibh_view *v, const struct ibh_link *link, struct
 }
 
 /*
- * main's routes through ifindex, appended to o->main_via: the kernel filters
- * the dump by device (strict checking, >= 4.20), so that only they cross
- * into ib-hook; before 4.20 it sends all of main, and netlink.c filters
+ * main's routes through ifindex, appended to o->main_via, from the view's
+ * index of main. A link it does not know yet costs one dump of main that the
+ * kernel filters by device (strict checking, >= 4.20; before, all of main
+ * crosses and netlink.c filters): the kernel has no cheaper way to name the
+ * routes through a device, and walks all of main for it.
  */
 static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_observed *o)
 {
-	struct ibh_route *t = NULL;
-	size_t n_t = 0;
-	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
+	if (!main_index_knows(&v->main, ifindex)) {
+		struct ibh_route *t = NULL;
+		size_t n_t = 0;
+		int r = kernel->dump_table(v->k, RT_TABLE_MAIN, ifindex, &t, &n_t);
 
-	/* the link went away since it was read: nothing leaves through it, and
-	 * the engine finds it gone as it does for its addresses */
-	if (r == -ENODEV)
-		r = 0;
-	for (size_t i = 0; r >= 0 && i < n_t; i++)
-		if (t[i].type == RTN_UNICAST && t[i].protocol != RTPROT_KERNEL)
-			r = push_route(&o->main_via, &o->n_main_via, &t[i]);
-	free(t);
-	return r;
+		/* the link went away since it was read: nothing leaves through it, and
+		 * the engine finds it gone as it does for its addresses */
+		if (r == -ENODEV)
+			return 0;
+		if (r >= 0)
+			r = main_index_learn(&v->main, ifindex, t, n_t);
+		free(t);
+		if (r < 0)
+			return r;
+	}
+	return main_index_through(&v->main, ifindex, &o->main_via, &o->n_main_via,
+				  &o->cap_main_via);
 }
 
 /*
@@ -505,7 +513,7 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
 	    !link_is_managed(v->config, &other))
 		return 0;
-	return push_route(&o->main_via, &o->n_main_via, &rt);
+	return push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &rt);
 }
 
 /*
@@ -623,6 +631,9 @@ void view_forget_kernel(struct ibh_view *v)
 	v->addrs_valid = false;
 	v->links_valid = false;
 	v->n_asked = 0;
+	/* main's routes are read again, unless the watcher's notifications keep them */
+	if (!v->main.followed)
+		main_index_forget_all(&v->main);
 }
 
 /* the record holds something installed for that name, or that link under another name */

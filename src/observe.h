@@ -9,8 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
 #include "kernel.h"
+#include "main-index.h"
+#include "model.h"
 
 struct ibh_config;
 
@@ -37,6 +38,11 @@ struct ibh_view {
 		struct ibh_link link;
 	} asked[16];
 	size_t n_asked;
+	/*
+	 * main's routes through the links a run asked for: one dump of main per
+	 * link and run, or in the watcher, read once and then followed
+	 */
+	struct ibh_main_index main;
 	/* what ib-hook installed in this namespace */
 	char record_path[256];
 	struct ibh_record record;

@@ -321,7 +321,7 @@ static int pass(struct watch *w)
 	state_prune(w, now);
 	close(lock_fd);
 	free(held);
-	w->ev = (struct ibh_events){};
+	w->ev = (struct ibh_events){ .main = w->ev.main };
 	return 0;
 }
 
@@ -473,6 +473,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	/* engine_new() says why it failed */
 	if (engine_new(w.config, &w.engine) < 0)
 		goto cleanup;
+	w.ev.main = engine_follow_main(w.engine);
 	afd = watch_announce(engine_record_path(w.engine));
 	if (afd < 0)
 		log_debug("cannot announce the watcher in '%s.watch': %s",

@@ -18,7 +18,7 @@ LAYERS = [
     ("values", ["ip", "array", "kernel-abi", "log", "lock", "json"]),
     ("messages", ["attr"]),
     ("kernel objects", ["rule", "route"]),
-    ("data", ["model"]),
+    ("data", ["model", "main-index"]),
     ("input", ["hookenv", "config", "record"]),
     ("the kernel", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
     ("kinds", ["op", "select"]),

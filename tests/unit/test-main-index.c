@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The watcher's index of main's routes through the managed links
+ * (src/main-index.c): it answers what a dump of main filtered by device
+ * would, after each notification, or it no longer knows the link (which is
+ * then read from main again). Never a stale route, never a lost one.
+ */
+#include <linux/rtnetlink.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "ip.h"
+#include "main-index.h"
+#include "route.h"
+
+#define IB0  3
+#define IB1  4
+#define ETH0 2
+
+/* "A" (a host) or "A/LEN" */
+static struct ibh_ip ip(const char *s)
+{
+	struct ibh_ip a;
+
+	assert_int_equal(ip_from_record(s, &a, strchr(s, '/') != NULL), 0);
+	return a;
+}
+
+/* a static route of main: DST/LEN via GW through oif, with that metric */
+static struct ibh_route via(const char *dst, const char *gw, int oif, uint32_t metric)
+{
+	struct ibh_route r = { .dst = ip(dst), .gw = ip(gw), .oif = oif, .metric = metric };
+
+	r.table = RT_TABLE_MAIN;
+	r.protocol = RTPROT_STATIC;
+	r.type = RTN_UNICAST;
+	r.gateway = true;
+	return r;
+}
+
+/* 10.20.0.0/16 through two next hops */
+static struct ibh_route multipath(int oif_a, const char *gw_a, int oif_b, const char *gw_b)
+{
+	struct ibh_route r = via("10.20.0.0/16", gw_a, -1, 0);
+
+	r.gw.family = 0;
+	r.n_hops = 2;
+	r.hops[0] = (struct ibh_nexthop){ .gw = ip(gw_a), .oif = oif_a };
+	r.hops[1] = (struct ibh_nexthop){ .gw = ip(gw_b), .oif = oif_b };
+	return r;
+}
+
+/* the routes the index holds through ifindex: their number, and the first in *ret */
+static size_t through(const struct ibh_main_index *x, int ifindex, struct ibh_route *ret)
+{
+	struct ibh_route *v = NULL;
+	size_t n = 0, cap = 0;
+
+	assert_int_equal(main_index_through(x, ifindex, &v, &n, &cap), 0);
+	if (n && ret)
+		*ret = v[0];
+	free(v);
+	return n;
+}
+
+/* ib0 and ib1 known, each with its default; eth0's routes never enter */
+static void learned(struct ibh_main_index *x)
+{
+	struct ibh_route d0 = via("0.0.0.0/0", "10.0.0.0", IB0, 100),
+			 d1 = via("0.0.0.0/0", "10.0.0.2", IB1, 101),
+			 kernel = { .oif = IB0,
+				    .table = RT_TABLE_MAIN,
+				    .protocol = RTPROT_KERNEL,
+				    .type = RTN_UNICAST };
+
+	kernel.dst = ip("10.0.0.0/31");
+	assert_int_equal(main_index_learn(x, IB0, (struct ibh_route[]){ d0, kernel }, 2), 0);
+	assert_int_equal(main_index_learn(x, IB1, &d1, 1), 0);
+}
+
+static void test_learn_and_churn(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route r, up = via("32.0.1.0/24", "192.0.2.2", ETH0, 0);
+
+	(void)state;
+	learned(&x);
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
+	assert_false(main_index_knows(&x, ETH0));
+	/* the kernel's prefix route is no copy's input */
+	assert_int_equal(through(&x, IB0, &r), 1);
+	assert_int_equal(r.metric, 100);
+	/* the uplink's churn leaves the index as it was */
+	assert_int_equal(main_index_note(&x, &up, true, false), 0);
+	assert_int_equal(main_index_note(&x, &up, true, true), 0);
+	assert_int_equal(main_index_note(&x, &up, false, false), 0);
+	assert_int_equal(x.n, 2);
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
+	main_index_free(&x);
+}
+
+static void test_add_replace_delete(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route r, agg = via("10.9.0.0/16", "10.0.0.2", IB1, 0),
+			    d1 = via("0.0.0.0/0", "10.0.0.2", IB1, 101),
+			    d1new = via("0.0.0.0/0", "10.0.0.7", IB1, 101);
+
+	(void)state;
+	learned(&x);
+	assert_int_equal(main_index_note(&x, &agg, true, false), 0);
+	assert_int_equal(through(&x, IB1, NULL), 2);
+	/* the same notification read twice (it raced with the dump) is one route */
+	assert_int_equal(main_index_note(&x, &agg, true, false), 0);
+	assert_int_equal(through(&x, IB1, NULL), 2);
+	/* `ip route replace default via NEW dev ib1 metric 101`: the old one goes */
+	d1new.metrics_set = 1u << RTAX_MTU;
+	d1new.metric_values[RTAX_MTU] = 1400;
+	assert_int_equal(main_index_note(&x, &d1new, true, true), 0);
+	assert_int_equal(through(&x, IB1, NULL), 2);
+	assert_true(main_index_knows(&x, IB1));
+	assert_int_equal(main_index_note(&x, &agg, false, false), 0);
+	assert_int_equal(through(&x, IB1, &r), 1);
+	assert_true(route_equal(&r, &d1new));
+	/* a delete of what is not there changes nothing */
+	assert_int_equal(main_index_note(&x, &d1, false, false), 0);
+	assert_int_equal(through(&x, IB1, NULL), 1);
+	assert_true(main_index_knows(&x, IB1));
+	main_index_free(&x);
+}
+
+static void test_replace_moves_away(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route d1up = via("0.0.0.0/0", "192.0.2.2", ETH0, 101);
+
+	(void)state;
+	learned(&x);
+	/* ib1's default replaced by one through the uplink: ib1 has none now, and knows it */
+	assert_int_equal(main_index_note(&x, &d1up, true, true), 0);
+	assert_int_equal(through(&x, IB1, NULL), 0);
+	assert_true(main_index_knows(&x, IB1));
+	assert_int_equal(through(&x, ETH0, NULL), 0);
+	assert_int_equal(through(&x, IB0, NULL), 1);
+	main_index_free(&x);
+}
+
+static void test_multipath(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route mp = multipath(IB0, "10.0.0.0", ETH0, "192.0.2.2");
+
+	(void)state;
+	learned(&x);
+	/* a multipath route with a hop through ib0 is ib0's too */
+	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
+	assert_int_equal(through(&x, IB0, NULL), 2);
+	assert_int_equal(through(&x, IB1, NULL), 1);
+	/* ib0 goes down: its default goes; which hops of the multipath route stay is read again */
+	main_index_link_down(&x, IB0);
+	assert_false(main_index_knows(&x, IB0));
+	assert_int_equal(through(&x, IB0, NULL), 0);
+	assert_true(main_index_knows(&x, IB1));
+	assert_int_equal(through(&x, IB1, NULL), 1);
+	main_index_free(&x);
+}
+
+static void test_link_down_deleted(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route mp = multipath(IB0, "10.0.0.0", IB1, "10.0.0.2");
+
+	(void)state;
+	learned(&x);
+	/* deleted with a multipath route through both: both are read again */
+	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
+	assert_int_equal(x.n, 3);
+	main_index_forget(&x, IB0);
+	assert_false(main_index_knows(&x, IB0) || main_index_knows(&x, IB1));
+	assert_int_equal(x.n, 0);
+	learned(&x);
+	/* down: its routes with one hop go with it, and the link stays known */
+	main_index_link_down(&x, IB1);
+	assert_true(main_index_knows(&x, IB1));
+	assert_int_equal(through(&x, IB1, NULL), 0);
+	assert_int_equal(through(&x, IB0, NULL), 1);
+	/* deleted: read again should its index come back */
+	main_index_forget(&x, IB0);
+	assert_false(main_index_knows(&x, IB0));
+	assert_int_equal(x.n, 0);
+	main_index_free(&x);
+}
+
+static void test_ipv6_join(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route a = via("fd00::/16", "fe80::1", IB0, 300),
+			 b = via("fd00::/16", "fe80::2", IB1, 300),
+			 ra0 = via("::/0", "fe80::1", IB0, 1024),
+			 ra1 = via("::/0", "fe80::1", IB1, 1024);
+
+	(void)state;
+	learned(&x);
+	ra0.protocol = ra1.protocol = RTPROT_RA;
+	ra0.expires = ra1.expires = true;
+	/* router advertisements: one default per port, never joined */
+	assert_int_equal(main_index_note(&x, &ra0, true, false), 0);
+	assert_int_equal(main_index_note(&x, &ra1, true, false), 0);
+	assert_int_equal(through(&x, IB0, NULL), 2);
+	assert_int_equal(through(&x, IB1, NULL), 2);
+	assert_int_equal(main_index_note(&x, &ra1, false, false), 0);
+	assert_int_equal(through(&x, IB1, NULL), 1);
+	/* a static IPv6 gateway route of the same prefix and metric joins a multipath route */
+	assert_int_equal(main_index_note(&x, &a, true, false), 0);
+	assert_int_equal(main_index_note(&x, &b, true, false), 0);
+	assert_false(main_index_knows(&x, IB0));
+	assert_false(main_index_knows(&x, IB1));
+	main_index_free(&x);
+}
+
+static void test_addr_gone(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route src0 = via("10.30.0.0/16", "10.0.0.2", IB1, 0);
+	struct ibh_ip a0 = ip("10.0.0.1"), a6 = ip("fd00::1");
+
+	(void)state;
+	learned(&x);
+	src0.src = a0;
+	assert_int_equal(main_index_note(&x, &src0, true, false), 0);
+	/* an IPv6 address: only the routes it was the source of are read again */
+	main_index_addr_gone(&x, IB0, &a6);
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
+	/* an IPv4 address of ib0 whose routes through ib1 name it */
+	main_index_addr_gone(&x, IB0, &a0);
+	assert_false(main_index_knows(&x, IB0));
+	assert_false(main_index_knows(&x, IB1));
+	assert_int_equal(x.n, 0);
+	main_index_free(&x);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_learn_and_churn),
+		cmocka_unit_test(test_add_replace_delete),
+		cmocka_unit_test(test_replace_moves_away),
+		cmocka_unit_test(test_multipath),
+		cmocka_unit_test(test_link_down_deleted),
+		cmocka_unit_test(test_ipv6_join),
+		cmocka_unit_test(test_addr_gone),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
