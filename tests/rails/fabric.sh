@@ -114,9 +114,7 @@ routers() {
 # rail_port HOST N: HOST's port ibN (the namespace HOST exists), a veth to
 # router N's port HOSTN, which holds the gateway addresses and a strict rp_filter
 rail_port() {
-	veth "$1" "ib$2" "h$1" "r$2"
-	ip -n "$(ns "r$2")" link set "h$1" down
-	ip -n "$(ns "r$2")" link set "h$1" name "$1$2" up
+	veth "$1" "ib$2" "$1$2" "r$2"
 	addr "r$2" "$1$2" "$(gw4 "$1" "$2")/31"
 	addr "r$2" "$1$2" "fd00:$2:$1::1/64"
 	addr "r$2" "$1$2" "fe80::1/64"
