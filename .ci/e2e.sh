@@ -1,6 +1,7 @@
 #!/bin/sh
 # CI: end-to-end test of the ib-hook package on a booted systemd-networkd
-# system (issue 8). Needs root.
+# system (issue 8), and on one whose ports are routed rails (issue 33:
+# tests/e2e/rails.sh, its root cached by tests/e2e/root.sh). Needs root.
 #
 #   .ci/e2e.sh [PATH-TO-DEB]
 #
@@ -8,14 +9,14 @@
 # a clean copy of the source tree, built in a Debian 11 root (cached per
 # tree), or else built on this host with dpkg-buildpackage. Host
 # prerequisites (mmdebstrap, systemd-container) are installed with apt-get
-# when missing. Prints
-# "PASS: e2e-networkd" or "FAIL: e2e-networkd" as its last line.
+# when missing. Prints "PASS: NAME" or "FAIL: NAME" for e2e-networkd and
+# e2e-rails.
 
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/.ci/lib.sh"
-step_begin e2e-networkd
+step_begin e2e-networkd e2e-rails
 
 [ "$(id -u)" = 0 ] || fail "e2e-networkd needs root (mmdebstrap, systemd-nspawn)"
 
@@ -29,13 +30,25 @@ fi
 [ -f "$deb" ] || fail "no such .deb: $deb"
 echo "# package: $deb"
 
+rc=0
 timeout -k 10 660 "$srcdir/tests/e2e/networkd.sh" "$deb"
-rc=$?
-case $rc in
+case $? in
 0) echo "PASS: e2e-networkd" ;;
 77) echo "# the test was skipped: a prerequisite is missing even after installing it"
-    echo "FAIL: e2e-networkd"; exit 1 ;;
+    echo "FAIL: e2e-networkd"; rc=1 ;;
 124) echo "# the test ran longer than 11 minutes"
-     echo "FAIL: e2e-networkd"; exit 1 ;;
-*) echo "FAIL: e2e-networkd"; exit 1 ;;
+     echo "FAIL: e2e-networkd"; rc=1 ;;
+*) echo "FAIL: e2e-networkd"; rc=1 ;;
 esac
+
+# routed rails on the same stack (issue 33), in a root of its own (cached)
+timeout -k 10 360 "$srcdir/tests/e2e/rails.sh" "$deb"
+case $? in
+0) echo "PASS: e2e-rails" ;;
+77) echo "# tests/e2e/rails.sh was skipped: a prerequisite is missing"
+    echo "FAIL: e2e-rails"; rc=1 ;;
+124) echo "# tests/e2e/rails.sh ran longer than 6 minutes"
+     echo "FAIL: e2e-rails"; rc=1 ;;
+*) echo "FAIL: e2e-rails"; rc=1 ;;
+esac
+exit $rc
