@@ -30,25 +30,19 @@ fi
 [ -f "$deb" ] || fail "no such .deb: $deb"
 echo "# package: $deb"
 
+# run NAME SECONDS SCRIPT: the test SCRIPT with the .deb, bounded; PASS/FAIL: NAME
 rc=0
-timeout -k 10 660 "$srcdir/tests/e2e/networkd.sh" "$deb"
-case $? in
-0) echo "PASS: e2e-networkd" ;;
-77) echo "# the test was skipped: a prerequisite is missing even after installing it"
-    echo "FAIL: e2e-networkd"; rc=1 ;;
-124) echo "# the test ran longer than 11 minutes"
-     echo "FAIL: e2e-networkd"; rc=1 ;;
-*) echo "FAIL: e2e-networkd"; rc=1 ;;
-esac
-
+run() {
+	timeout -k 10 "$2" "$srcdir/tests/e2e/$3" "$deb"
+	case $? in
+	0) echo "PASS: $1"; return ;;
+	77) echo "# tests/e2e/$3 was skipped: a prerequisite is missing even after installing it" ;;
+	124) echo "# tests/e2e/$3 ran longer than $2 s" ;;
+	esac
+	echo "FAIL: $1"
+	rc=1
+}
+run e2e-networkd 660 networkd.sh
 # routed rails on the same stack (issue 33), in a root of its own (cached)
-timeout -k 10 360 "$srcdir/tests/e2e/rails.sh" "$deb"
-case $? in
-0) echo "PASS: e2e-rails" ;;
-77) echo "# tests/e2e/rails.sh was skipped: a prerequisite is missing"
-    echo "FAIL: e2e-rails"; rc=1 ;;
-124) echo "# tests/e2e/rails.sh ran longer than 6 minutes"
-     echo "FAIL: e2e-rails"; rc=1 ;;
-*) echo "FAIL: e2e-rails"; rc=1 ;;
-esac
+run e2e-rails 360 rails.sh
 exit $rc
