@@ -20,7 +20,7 @@ step_begin e2e-networkd e2e-rails
 
 [ "$(id -u)" = 0 ] || fail "e2e-networkd needs root (mmdebstrap, systemd-nspawn)"
 
-install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux ip:iproute2 || fail "missing host prerequisites"
+install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux ip:iproute2 ping:iputils-ping || fail "missing host prerequisites"
 
 deb=${1:-}
 if [ -z "$deb" ]; then
