@@ -43,6 +43,6 @@ run() {
 	rc=1
 }
 run e2e-networkd 660 networkd.sh
-# routed rails on the same stack (issue 33), in a root of its own (cached)
+# routed rails on the same stack (issue 33), from the same cached root
 run e2e-rails 360 rails.sh
 exit $rc
