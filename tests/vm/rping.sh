@@ -293,14 +293,16 @@ transcript() { # transcript ADDR OUTPUT: as a person at the client would see it
 	} >>"$work/transcript"
 }
 
-both() { # both WHEN NAME: the client reaches both server addresses
-	local a out
-	server_start || fail "$2-rping-server"
-	for a in 172.16.34.1 172.16.34.2; do
+both() { # both WHEN NAME [ADDR...]: the client reaches both server addresses (or ADDRs)
+	local a out name=$2
+	shift 2
+	[ $# -gt 0 ] || set -- 172.16.34.1 172.16.34.2
+	server_start || fail "$name-rping-server"
+	for a in "$@"; do
 		if out=$(rping_to $a); then
-			pass "$2-rping-$a"
+			pass "$name-rping-$a"
 		else
-			fail "$2-rping-$a"
+			fail "$name-rping-$a"
 			printf '%s\n' "$out" | tail -n 5 | indent
 		fi
 		transcript $a "$out"
@@ -724,18 +726,6 @@ done; done" >"$work/rails-$1-$v" &
 	cat "$work/rails-$1-1" "$work/rails-$1-2" >"$work/rails-$1"
 	indent <"$work/rails-$1"
 }
-rails_rping() { # rails_rping WHEN: the client reaches both server addresses (no source given)
-	local a out
-	server_start || fail "rails-rping-server"
-	for a in 10.0.1.1 10.1.1.1; do
-		if out=$(rping_to $a); then
-			pass "rails-a-$1-rping-$a"
-		else
-			fail "rails-a-$1-rping-$a"
-			printf '%s\n' "$out" | tail -n 3 | indent
-		fi
-	done
-}
 rping_ib1() { # rping_ib1 SECONDS: from the client's ib1 address to the server's ib0 address
 	server_start || fail "rails-rping-server"
 	run 2 40 "timeout $1 stdbuf -oL rping -c -I 10.1.2.1 -a 10.0.1.1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
@@ -765,7 +755,7 @@ if [ "$STACK" = networkd ]; then
 	else
 		fail "rails-a-before-ping-tcp-only-ib0-ib0"
 	fi
-	rails_rping before
+	both "rails a before" rails-a-before 10.0.1.1 10.1.1.1
 
 	rails_net b before
 	if out=$(rping_ib1 10); then
@@ -793,7 +783,7 @@ if [ "$STACK" = networkd ]; then
 	else
 		fail "rails-a-after-ping-tcp-all-8"
 	fi
-	rails_rping after
+	both "rails a after" rails-a-after 10.0.1.1 10.1.1.1
 
 	rails_net b after
 	for v in 1 2; do
