@@ -5,7 +5,7 @@
 # first steps (the test suite, sanitizers, fuzzers: compiler-bound) run, as
 # this work is bound by downloads and dpkg: the release .deb (in its Debian 11
 # root), the roots of .ci/pkg.sh, .ci/release.sh and .ci/autopkgtest.sh, the
-# NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the three VM images
+# networkd, NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the three VM images
 # (tests/vm/image.sh), one after the other, in the order the steps need them.
 # Every producer holds a lock while it builds, so a step that needs a cache
 # being built here waits for it instead of building it twice. Prints only
@@ -47,6 +47,7 @@ if [ -n "$deb" ]; then
 	done
 	ahead "autopkgtest testbed" autopkgtest_testbed "$top" "$deb"
 fi
+ahead "networkd e2e root" "$top/tests/e2e/root.sh" networkd bookworm
 for suite in bookworm trixie; do
 	ahead "NetworkManager e2e root ($suite)" "$top/tests/e2e/root.sh" nm "$suite"
 done

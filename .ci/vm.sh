@@ -10,7 +10,8 @@
 #
 # The same .deb in all three. Needs root. The VM images are cached under
 # /var/cache/ib-hook-ci by tests/vm/image.sh (about 1-2 min each when cold);
-# a warm pair takes about 3-4 min (10.5 min for the step). Each pair is
+# a warm pair takes about 3-4 min (10.5 min for the step), the bookworm
+# pair 1.5-2 min more (its routed rails cell, issue 33). Each pair is
 # bounded to 9 min, the step to 27 min.
 #
 #   .ci/vm.sh [PATH-TO-DEB]

@@ -7,8 +7,8 @@
 #                                           only, with a dummy hook script
 #
 # Without an argument the newest ../ib-hook_*.deb next to the source tree is
-# used. Builds a throwaway bookworm root with mmdebstrap (mirror from the
-# host's apt sources), installs the .deb with dpkg -i inside a private mount
+# used. Unpacks a bookworm root (tests/e2e/root.sh: mmdebstrap, mirror from
+# the host's apt sources, cached), installs the .deb with dpkg -i inside a private mount
 # and network namespace, boots the root with
 # `systemd-nspawn -b --private-network --volatile=overlay` and runs commands
 # in it with nsenter. The host's network namespace is never changed: every
@@ -159,23 +159,15 @@ MOUNTS_BEFORE=$(host_mounts)
 WORK=$(mktemp -d "${E2E_TMPDIR:-/var/tmp}/ib-hook-e2e.XXXXXX") || { echo "not ok - mktemp"; exit 1; }
 ROOT=$WORK/root
 
-# --- 1. build the root --------------------------------------------------
-PKGS=systemd,systemd-sysv,networkd-dispatcher,iproute2,dbus,libnl-3-200,libsystemd0
-if [ $SMOKE = 0 ]; then
-	# The package's own dependencies, so that a plain dpkg -i succeeds.
-	debdeps=$( { dpkg-deb -f "$DEB" Pre-Depends; echo ,; dpkg-deb -f "$DEB" Depends; } |
-		tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/:any//; s/[[:space:]]//g' | grep -v '^$' |
-		grep -v '^ib-hook$' | sort -u | paste -sd, -)
-	[ -n "$debdeps" ] && PKGS=$PKGS,$debdeps
-fi
-note "mmdebstrap $SUITE (+ $PKGS)"
-if timeout -k 10 420 mmdebstrap --variant=minbase --include="$PKGS" \
-	--customize-hook='rm -f "$1/etc/machine-id"' \
-	"$SUITE" "$ROOT" >"$WORK/mmdebstrap.log" 2>&1; then
-	ok "built a $SUITE root with mmdebstrap ($(elapsed)s)"
+# --- 1. the root ---------------------------------------------------------
+# minbase with systemd-networkd and networkd-dispatcher, cached by root.sh
+# (shared with tests/e2e/rails.sh); the package's Depends are in it
+if TAR=$("$here/root.sh" networkd "$SUITE" 2>"$WORK/root.log") &&
+	mkdir "$ROOT" && tar -C "$ROOT" -xf "$TAR"; then
+	ok "$SUITE root from tests/e2e/root.sh ($(basename "$TAR"), $(elapsed)s)"
 else
-	notok "mmdebstrap failed (exit $?); last lines of its log:"
-	tail -n 20 "$WORK/mmdebstrap.log" | diag
+	notok "no $SUITE root from tests/e2e/root.sh; last lines of its log:"
+	tail -n 20 "$WORK/root.log" | diag
 	exit 1
 fi
 

@@ -71,27 +71,13 @@ fabric() {
 		ns_new "$h"
 		quiet "$h"
 	done
-	ns_new spine
-	quiet spine
-	router_sysctls spine
+	routers
 	for rl in $RAILS; do
-		ns_new "r$rl"
-		quiet "r$rl"
-		router_sysctls "r$rl"
-		veth a "ib$rl" "ha" "r$rl"
-		ip -n "$(ns "r$rl")" link set ha down
-		ip -n "$(ns "r$rl")" link set ha name "a$rl" up
-		veth b "ib$rl" "hb" "r$rl"
-		ip -n "$(ns "r$rl")" link set hb down
-		ip -n "$(ns "r$rl")" link set hb name "b$rl" up
-		rail_router "$rl"
+		rail_port a "$rl"
+		rail_port b "$rl"
 		for h in a b; do
 			addr "$h" "ib$rl" "$(addr4 "$h" "$rl")/31"
 			addr "$h" "ib$rl" "$(addr6 "$h" "$rl")/64"
-			addr "r$rl" "$h$rl" "$(gw4 "$h" "$rl")/31"
-			addr "r$rl" "$h$rl" "fd00:$rl:$h::1/64"
-			addr "r$rl" "$h$rl" "fe80::1/64"
-			nsx "r$rl" sysctl -qw "net.ipv4.conf.$h$rl.rp_filter=1"
 		done
 	done
 	for h in a b; do
@@ -110,6 +96,29 @@ fabric() {
 		learn_ra b "$rl"
 	done
 	printf '[Match]\nName=ib0 ib1 ib2 ib3\n' | conf host
+}
+
+# routers: the spine and the rail routers rN, joined and routed
+routers() {
+	ns_new spine
+	quiet spine
+	router_sysctls spine
+	for rl in $RAILS; do
+		ns_new "r$rl"
+		quiet "r$rl"
+		router_sysctls "r$rl"
+		rail_router "$rl"
+	done
+}
+
+# rail_port HOST N: HOST's port ibN (the namespace HOST exists), a veth to
+# router N's port HOSTN, which holds the gateway addresses and a strict rp_filter
+rail_port() {
+	veth "$1" "ib$2" "$1$2" "r$2"
+	addr "r$2" "$1$2" "$(gw4 "$1" "$2")/31"
+	addr "r$2" "$1$2" "fd00:$2:$1::1/64"
+	addr "r$2" "$1$2" "fe80::1/64"
+	nsx "r$2" sysctl -qw "net.ipv4.conf.$1$2.rp_filter=1"
 }
 
 # learn_ra HOST N: router N advertises itself until host learns its default through ibN
@@ -165,11 +174,12 @@ pair() {
 	return 0
 }
 
-# pairs FAMILY: how many of the 32 directed pairs pass, and the failing ones in $T_DIR/failed
+# pairs FAMILY [HOSTS]: how many of the directed pairs from HOSTS (default
+# both: 32) pass, and the failing ones in $T_DIR/failed
 pairs() {
 	good=0
 	: >"$T_DIR/failed"
-	for h in a b; do
+	for h in ${2:-a b}; do
 		for x in $RAILS; do
 			for y in $RAILS; do
 				if pair "$1" "$h" "$x" "$y"; then

@@ -22,7 +22,7 @@ RELEASE=${1:-bookworm}
 PKGS=linux-image-amd64,systemd,systemd-sysv,udev,dbus,kmod,procps,iproute2,rdma-core,ibverbs-providers,rdmacm-utils,strace
 case $RELEASE in
 bullseye) STACK=networking.service PKGS=$PKGS,ifupdown ;;
-bookworm) STACK=systemd-networkd.service PKGS=$PKGS,networkd-dispatcher ;;
+bookworm) STACK=systemd-networkd.service PKGS=$PKGS,networkd-dispatcher,iputils-ping ;;
 trixie) STACK=NetworkManager.service PKGS=$PKGS,network-manager ;;
 *)
 	echo "image.sh: unknown release '$RELEASE'" >&2

@@ -52,7 +52,13 @@
 # and "rdma monitor"'s notifications meanwhile are printed. RDMA CM
 # between the server's own two ports (rping from 172.16.34.1 to 172.16.34.2,
 # arp_filter=0) fails with AcceptLocal=keep and connects with AcceptLocal=1.
-# After dpkg -r no "from" rule is left. On NetworkManager, ib-hook's journal
+# After dpkg -r no "from" rule is left. On the networkd pair, then, routed
+# rails (issue 33, rails-* checks): the ports on two rail bridges that the
+# test's namespace routes between with strict uRPF; with a default per port,
+# ping -I and TCP from each address to each of the other VM's cross rails
+# only after dpkg -i, rping either way; with a default through ib0 only and
+# [Gateways] ib1=peer, rping from ib1's address across rails fails before and
+# connects after. On NetworkManager, ib-hook's journal
 # on both VMs has no line saying "failed" after the reconnect (issue 25);
 # on the other stacks such lines are only counted.
 # Exit 0 passed, 1 failed, 77 (SKIP: reason) when qemu cannot run here.
@@ -287,14 +293,16 @@ transcript() { # transcript ADDR OUTPUT: as a person at the client would see it
 	} >>"$work/transcript"
 }
 
-both() { # both WHEN NAME: the client reaches both server addresses
-	local a out
-	server_start || fail "$2-rping-server"
-	for a in 172.16.34.1 172.16.34.2; do
+both() { # both WHEN NAME [ADDR...]: the client reaches both server addresses (or ADDRs)
+	local a out name=$2
+	shift 2
+	[ $# -gt 0 ] || set -- 172.16.34.1 172.16.34.2
+	server_start || fail "$name-rping-server"
+	for a in "$@"; do
 		if out=$(rping_to $a); then
-			pass "$2-rping-$a"
+			pass "$name-rping-$a"
 		else
-			fail "$2-rping-$a"
+			fail "$name-rping-$a"
 			printf '%s\n' "$out" | tail -n 5 | indent
 		fi
 		transcript $a "$out"
@@ -657,6 +665,147 @@ for v in 1 2; do
 		fail "dpkg-r-vm$v-no-rule-left ($left left)"
 	fi
 done
+
+# --- routed rails (issue 33), on the networkd pair: each port its own /31 to
+# a router with strict uRPF. The test's namespace routes between two rail
+# bridges: br0 (the ib0 ports) and br1 (the ib1 ports, moved there), holding
+# the gateways 10.N.V.0 of port N of VM V (10.N.V.1/31). Layout a: a default
+# through every port (metrics 100, 101): `ping -I` and a TCP connection from
+# each address to each of the other VM's cross a rail only with the package;
+# rping (RDMA CM binds to the source port's device) connects either way.
+# Layout b: a default through ib0 only, `[Gateways] ib1=peer` in ib-hook's
+# configuration: rping from ib1's address across rails fails before the
+# package and connects after it. One dpkg -i serves both layouts: a, b
+# before it; a, then b with the configuration written and reloaded, after.
+# rails_net LAYOUT: both VMs' ports as networkd configures them
+rails_net() {
+	local v n gw net defaults=2 rc=0
+	[ "$1" = b ] && defaults=1
+	for v in 1 2; do
+		net=""
+		for n in 0 1; do
+			gw=""
+			[ "$1" = a ] || [ $n = 0 ] && gw="[Route]\nGateway=10.$n.$v.0\nMetric=$((100 + n))\n"
+			net="${net}printf '[Match]\nName=ib$n\n[Network]\nAddress=10.$n.$v.1/31\n$gw' >/etc/systemd/network/20-ib$n.network
+"
+		done
+		run $v 60 "set -e
+$net
+networkctl reload
+networkctl reconfigure ib0 ib1
+for i in \$(seq 1 100); do
+	[ \"\$(ip -4 route show default | grep -c via)\" = $defaults ] &&
+		ip -4 addr show ib1 | grep -q 10.1.$v.1/31 && exit 0
+	sleep 0.3
+done
+ip -4 addr; ip -4 route; exit 1" >"$work/rails-net$v" 2>&1 &
+		pids_net[v]=$!
+	done
+	for v in 1 2; do
+		wait "${pids_net[v]}" || { indent <"$work/rails-net$v"; rc=1; }
+	done
+	if [ $rc = 0 ]; then pass "rails-$1-networkd-$2"; else fail "rails-$1-networkd-$2"; fi
+}
+# rails_pairs WHEN: from each address of each VM to each of the other VM's,
+# ping -I and a TCP connection (a perl client; the other VM listens on port
+# 7200), both VMs at once, one pair after the other in each (measured: with
+# the pairs of a VM in parallel, a TCP connection that fails alone sometimes
+# connects): lines "SRC DST ping=RC tcp=RC" in $work/rails-WHEN
+rails_pairs() {
+	local v o
+	for v in 1 2; do
+		o=$((3 - v))
+		run $v 60 "for s in 10.0.$v.1 10.1.$v.1; do for d in 10.0.$o.1 10.1.$o.1; do
+	ping -q -c 1 -W 1 -I \$s \$d >/dev/null 2>&1; p=\$?
+	perl -MIO::Socket::INET -e '\$c = IO::Socket::INET->new(LocalAddr => \$ARGV[0], PeerAddr => \$ARGV[1], PeerPort => 7200, Timeout => 1) or exit 1; exit((<\$c> // \"\") eq \"ok\\n\" ? 0 : 1)' \$s \$d; t=\$?
+	echo \"\$s \$d ping=\$p tcp=\$t\"
+done; done" >"$work/rails-$1-$v" &
+		pids_net[v]=$!
+	done
+	wait "${pids_net[1]}" "${pids_net[2]}"
+	cat "$work/rails-$1-1" "$work/rails-$1-2" >"$work/rails-$1"
+	indent <"$work/rails-$1"
+}
+rping_ib1() { # rping_ib1 SECONDS: from the client's ib1 address to the server's ib0 address
+	server_start || fail "rails-rping-server"
+	run 2 40 "timeout $1 stdbuf -oL rping -c -I 10.1.2.1 -a 10.0.1.1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
+}
+if [ "$STACK" = networkd ]; then
+	rails_start=$(date +%s)
+	ip -n "$ns" link add br1 type bridge
+	ip -n "$ns" link set br1 up
+	ip -n "$ns" link set tap12 master br1
+	ip -n "$ns" link set tap22 master br1
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=1 \
+		net.ipv4.conf.br0.rp_filter=1 net.ipv4.conf.br1.rp_filter=1
+	for v in 1 2; do
+		ip -n "$ns" addr add "10.0.$v.0/31" dev br0
+		ip -n "$ns" addr add "10.1.$v.0/31" dev br1
+		run $v 20 "pkill -f ci-rails-listen; (setsid perl -MIO::Socket::INET -e '\$0 = \"ci-rails-listen\"; \$s = IO::Socket::INET->new(LocalPort => 7200, Listen => 16, ReuseAddr => 1) or die; while (\$c = \$s->accept) { print \$c \"ok\\n\"; close \$c }' >/dev/null 2>&1 &); sleep 0.5; pgrep -f ci-rails-listen >/dev/null" ||
+			fail "rails-listen-vm$v"
+	done
+
+	rails_net a before
+	rails_pairs before
+	# only the pairs between the two ib0 ports pass (their way back is main's)
+	if [ "$(grep -c 'ping=0 tcp=0' "$work/rails-before")" = 2 ] &&
+		[ "$(grep -c '^10\.0\.[12]\.1 10\.0\.[12]\.1 ping=0 tcp=0$' "$work/rails-before")" = 2 ] &&
+		[ "$(grep -c 'ping=1 tcp=1' "$work/rails-before")" = 6 ]; then
+		pass "rails-a-before-ping-tcp-only-ib0-ib0"
+	else
+		fail "rails-a-before-ping-tcp-only-ib0-ib0"
+	fi
+	both "rails a before" rails-a-before 10.0.1.1 10.1.1.1
+
+	rails_net b before
+	if out=$(rping_ib1 10); then
+		fail "rails-b-before-rping-from-ib1-fails (it connected)"
+	else
+		pass "rails-b-before-rping-from-ib1-fails"
+	fi
+	printf '%s\n' "$out" | tail -n 3 | indent
+
+	rails_net a after
+	for v in 1 2; do
+		run $v 180 'dpkg -i /ci/ib-hook.deb 2>&1' >"$work/rails-dpkg-i$v" &
+		pids_dpkg[v]=$!
+	done
+	for v in 1 2; do
+		wait "${pids_dpkg[v]}" || { fail "rails-dpkg-i-vm$v"; indent <"$work/rails-dpkg-i$v"; }
+	done
+	if ! settled 1 >"$work/rails-status1" || ! settled 2 >/dev/null; then
+		fail "rails-a-status-ok"
+		indent <"$work/rails-status1"
+	fi
+	rails_pairs after
+	if [ "$(grep -c 'ping=0 tcp=0' "$work/rails-after")" = 8 ]; then
+		pass "rails-a-after-ping-tcp-all-8"
+	else
+		fail "rails-a-after-ping-tcp-all-8"
+	fi
+	both "rails a after" rails-a-after 10.0.1.1 10.1.1.1
+
+	rails_net b after
+	for v in 1 2; do
+		run $v 30 'printf "[Gateways]\nib1=peer\n" >/etc/ib-hook.conf && systemctl reload ib-hook.service' >/dev/null &
+		pids_net[v]=$!
+	done
+	for v in 1 2; do
+		wait "${pids_net[v]}" || fail "rails-b-config-vm$v"
+	done
+	if ! settled 1 >"$work/rails-status1" || ! settled 2 >/dev/null; then
+		fail "rails-b-status-ok"
+		indent <"$work/rails-status1"
+	fi
+	run 2 10 'ip rule show; ip route show table all | grep -v "^local\|^broadcast\|table local"' | indent
+	if out=$(rping_ib1 20); then
+		pass "rails-b-after-rping-from-ib1-connects"
+	else
+		fail "rails-b-after-rping-from-ib1-connects"
+	fi
+	printf '%s\n' "$out" | tail -n 3 | indent
+	note "rails cell: $(($(date +%s) - rails_start)) s"
+fi
 
 note "transcript:"
 indent <"$work/transcript"
