@@ -79,12 +79,23 @@ fi
 deb=$(ls "$tmp"/src/ib-hook_*_*.deb 2>/dev/null | head -n 1)
 changes=$(ls "$tmp"/src/ib-hook_*_*.changes 2>/dev/null | head -n 1)
 
+# The source package is 3.0 (quilt): its upstream tarball is the checkout
+# without debian/, as the README makes it (git archive HEAD ':!debian'), here
+# from a clean copy of the tree, which may hold changes not yet committed.
+# orig_tarball DIR: DIR/ib-hook_UPSTREAM.orig.tar.gz and the tree unpacked
+# beside it as DIR/ib-hook-UPSTREAM
+upstream=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version | sed 's/-[^-]*$//')
+orig_tarball() {
+	export_tree "$top" "$1/ib-hook-$upstream" &&
+		tar -C "$1" --sort=name --owner=0 --group=0 --exclude="ib-hook-$upstream/debian" \
+			-czf "$1/ib-hook_$upstream.orig.tar.gz" "ib-hook-$upstream"
+}
+
 # 2. lintian: the binary package (from the .changes) and the source package
 if [ -n "$changes" ]; then
-	version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 	rm -rf "$tmp/dsc" && mkdir "$tmp/dsc"
-	export_tree "$top" "$tmp/dsc/ib-hook-$version"
-	if (cd "$tmp/dsc" && dpkg-source -b "ib-hook-$version") >"$tmp/dsc.log" 2>&1 &&
+	orig_tarball "$tmp/dsc"
+	if (cd "$tmp/dsc" && dpkg-source -b "ib-hook-$upstream") >"$tmp/dsc.log" 2>&1 &&
 	   lintian --pedantic --fail-on error,warning,pedantic --info "$changes" "$tmp"/dsc/ib-hook_*.dsc \
 		>"$tmp/lintian.log" 2>&1 && ! grep -qE '^[EWP]: ' "$tmp/lintian.log"; then
 		pass "lintian --pedantic, Debian 12 (no errors, warnings or pedantic tags)"
@@ -97,7 +108,6 @@ else
 	fail "lintian (no package was built)"
 fi
 
-version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 # 2b. Debian 13: the package built there (its debhelper puts the unit under
 # /usr/lib), lintian --pedantic of Debian 13, and no dpkg warning on purge
 start=$(date +%s)
@@ -105,7 +115,7 @@ root13=$tmp/root-trixie
 if debian_root trixie "$(lintian_root_deps "$top/debian/control")" "$root13" \
 	>"$tmp/root13.log" 2>&1; then
 	export_tree "$top" "$root13/build/ib-hook"
-	export_tree "$top" "$root13/build/dsc/ib-hook-$version"
+	mkdir -p "$root13/build/dsc" && orig_tarball "$root13/build/dsc"
 	# shellcheck disable=SC2016 # a script for the root's sh
 	if unshare --net chroot "$root13" sh -c '
 		cd /build/ib-hook && LC_ALL=C.UTF-8 DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b -Pnocheck \
@@ -116,7 +126,7 @@ if debian_root trixie "$(lintian_root_deps "$top/debian/control")" "$root13" \
 		dpkg-deb -c /build/ib-hook_*_*.deb | grep -q " ./usr/lib/systemd/system/ib-hook.service$" ||
 			{ echo "the unit is not under /usr/lib/systemd/system"; exit 1; }
 		{ dpkg -i /build/ib-hook_*_*.deb && dpkg -P ib-hook; } </dev/null >/build/dpkg.log 2>&1 || { cat /build/dpkg.log; exit 1; }
-		! grep -i "warning" /build/dpkg.log' sh "$version" >"$tmp/lintian13.log" 2>&1; then
+		! grep -i "warning" /build/dpkg.log' sh "$upstream" >"$tmp/lintian13.log" 2>&1; then
 		pass "lintian --pedantic, Debian 13 (unit in /usr/lib/systemd/system, dpkg -i and -P without warnings, $(($(date +%s) - start)) s)"
 	else
 		step_log "$tmp/lintian13.log"
