@@ -11,6 +11,9 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source-path=SCRIPTDIR source=../tests/pkg/lib.sh
 . "$top/tests/pkg/lib.sh"
+# release_deb (its fail and pass are replaced by this step's below)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$top/.ci/lib.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "pkg.sh: needs root" >&2
@@ -131,6 +134,29 @@ if debian_root trixie "$(lintian_root_deps "$top/debian/control")" "$root13" \
 	else
 		step_log "$tmp/lintian13.log"
 		fail "lintian --pedantic, Debian 13"
+	fi
+	# The release .deb (built in Debian 11 for every release from Debian 10
+	# and Ubuntu 18.04) keeps the unit under /lib: Ubuntu 18.04's
+	# deb-systemd-helper (init-system-helpers 1.51) looks for units in /etc
+	# and /lib only, so under /usr/lib the unit would never be enabled there
+	# (doc/platforms.md). Debian 13's lintian calls each of the four paths an
+	# aliased-location error; anything else it says is a failure.
+	mkdir -p "$root13/build/release"
+	if rdeb=$(release_deb "$top" "$root13/build/release" 2>"$tmp/release.log"); then
+		unshare --net chroot "$root13" lintian --pedantic "/build/release/${rdeb##*/}" 2>&1 |
+			grep -v "root privileges" >"$tmp/lintian13r.log"
+		if [ "$(cat "$tmp/lintian13r.log")" = "E: ib-hook: aliased-location [lib/]
+E: ib-hook: aliased-location [lib/systemd/]
+E: ib-hook: aliased-location [lib/systemd/system/]
+E: ib-hook: aliased-location [lib/systemd/system/ib-hook.service]" ]; then
+			pass "lintian --pedantic, Debian 13, release .deb (only the unit's four aliased-location errors, kept for Ubuntu 18.04)"
+		else
+			step_log "$tmp/lintian13r.log"
+			fail "lintian --pedantic, Debian 13, release .deb"
+		fi
+	else
+		step_log "$tmp/release.log"
+		fail "lintian --pedantic, Debian 13, release .deb (no release .deb)"
 	fi
 	rm -rf --one-file-system "$root13"
 else
