@@ -111,6 +111,20 @@ else
 	fail "lintian (no package was built)"
 fi
 
+# 2a. ready for the archive: a source package of an upstream tarball, which
+# says where (not) to watch for upstream releases and what is known of its
+# upstream (the source package just built, as dpkg-source unpacks it)
+if [ -s "$(ls "$tmp"/dsc/ib-hook_*.dsc 2>/dev/null | head -n 1)" ] &&
+	rm -rf "$tmp/unpacked" && dpkg-source -x "$tmp"/dsc/ib-hook_*.dsc "$tmp/unpacked" >/dev/null 2>&1 &&
+	[ "$(cat "$tmp/unpacked/debian/source/format")" = "3.0 (quilt)" ] &&
+	ls "$tmp"/dsc/ib-hook_*.orig.tar.* >/dev/null 2>&1 &&
+	[ -s "$tmp/unpacked/debian/watch" ] &&
+	grep -q '^Name: ib-hook$' "$tmp/unpacked/debian/upstream/metadata"; then
+	pass "source package 3.0 (quilt) with an upstream tarball, debian/watch, debian/upstream/metadata"
+else
+	fail "source package 3.0 (quilt) with an upstream tarball, debian/watch, debian/upstream/metadata"
+fi
+
 # 2b. Debian 13: the package built there (its debhelper puts the unit under
 # /usr/lib), lintian --pedantic of Debian 13, and no dpkg warning on purge
 start=$(date +%s)
