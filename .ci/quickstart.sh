@@ -16,6 +16,10 @@
 # (unit: the build; netns: root's privileges in namespaces); the other suites
 # ran on that release in the other form.
 #
+# The partial replays run after the full ones and install the packages the
+# full replay of their release downloaded (tests/quickstart/fresh-root.sh's
+# QUICKSTART_APT_ARCHIVES, a directory of this run only).
+#
 # The full Debian 12 replay with sudo is the README's test command, `sudo
 # tests/run`, on this host's release and kernel: .ci/run counts its tests
 # (one PASS:/FAIL:/SKIP: line each) and runs on the host only what a fresh
@@ -51,6 +55,10 @@ if [ $# -gt 0 ]; then
 	combos=("${picked[@]}")
 fi
 
+archives=$(mktemp -d /var/tmp/ib-hook-quickstart-apt.XXXXXX) || exit 1
+trap 'rm -rf "$archives"' EXIT
+trap 'exit 130' INT TERM
+
 rc=0
 for combo in "${combos[@]}"; do
 	what=${combo%%:*}
@@ -58,7 +66,8 @@ for combo in "${combos[@]}"; do
 	echo "# quick start: Debian ${what%-*}, ${what#*-} form${suites:+, second command with the suites $suites}"
 	start=$(date +%s)
 	# a full replay runs every suite: 25 minutes at most
-	timeout -k 30 1500 bash "$top/tests/quickstart/fresh-root.sh" -r "${what%-*}" -f "${what#*-}" \
+	QUICKSTART_APT_ARCHIVES=$archives/${what%-*} \
+		timeout -k 30 1500 bash "$top/tests/quickstart/fresh-root.sh" -r "${what%-*}" -f "${what#*-}" \
 		-s "$suites" "$top"
 	r=$?
 	if [ "$r" = 124 ] || [ "$r" = 137 ]; then

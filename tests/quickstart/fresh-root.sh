@@ -18,6 +18,8 @@
 # combination already ran on that release. SOURCE-DIR defaults to the tree
 # this script is in. The full transcript goes to $QUICKSTART_TRANSCRIPT
 # (default /var/tmp/ib-hook-quickstart-RELEASE-FORM.txt).
+# QUICKSTART_APT_ARCHIVES=DIR keeps apt's downloads in DIR for the next
+# replay of the same release (.ci/quickstart.sh).
 # QUICKSTART_README=FILE takes the commands from FILE instead of README.md
 # (to try a new wording before it is written into the README).
 # Prints "PASS: name" or "FAIL: name" for quickstart-readme (the README's
@@ -217,6 +219,16 @@ mount --bind "$root" "$root" && mount --make-private "$root" &&
 	mount --rbind /dev "$root/dev" && mount --make-rslave "$root/dev" &&
 	mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$root/run" ||
 	fatal "mounting /proc, /sys, /dev, /run in the fresh root failed"
+# QUICKSTART_APT_ARCHIVES=DIR: apt's downloads are kept in DIR (a bind mount
+# of /var/cache/apt/archives), so that a later replay of the same release
+# takes them from there, as it would from a proxy, instead of downloading
+# them again; the command still installs every package
+if [ -n "${QUICKSTART_APT_ARCHIVES:-}" ]; then
+	mkdir -p "$QUICKSTART_APT_ARCHIVES/partial" &&
+		mount --bind "$QUICKSTART_APT_ARCHIVES" "$root/var/cache/apt/archives" &&
+		chroot "$root" chown _apt:root /var/cache/apt/archives/partial ||
+		fatal "cannot keep apt's downloads in $QUICKSTART_APT_ARCHIVES"
+fi
 echo "# root ready after $(($(date +%s) - t0))s"
 
 # run NAME TIMEOUT WHO CMD [LINE]: CMD as WHO (a login shell) in the user's
