@@ -31,7 +31,7 @@ log() { sed 's/^/    /' "$1"; }
 # Only in the .deb: the hook links of the Debian-family stacks, the
 # changelog and copyright Debian policy puts in every package's doc dir, and
 # lintian's overrides.
-deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.gz|copyright)$|^/usr/share/lintian/overrides/ib-hook$'
+deb_only='^/etc/network/if-(up|post-down)\.d/ib-hook$|^/etc/networkd-dispatcher/(routable|configured|off|no-carrier)\.d/ib-hook$|^/usr/share/doc/ib-hook/(changelog\.Debian\.gz|copyright)$|^/usr/share/lintian/overrides/ib-hook$'
 # Only in the RPM: README.md as %doc (Debian's is the package description),
 # and the build-id links rpm adds to every package with an ELF file.
 rpm_only='^/usr/share/doc/ib-hook/README\.md$|^/usr/lib/\.build-id/'

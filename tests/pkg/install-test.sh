@@ -96,7 +96,8 @@ bin=$root/usr/sbin/ib-hook
 check "binary /usr/sbin/ib-hook is a 0755 root:root file" \
 	[ -f "$bin" -a ! -L "$bin" -a "$(mode_owner "$bin")" = "755 0:0" ]
 version=$(in_chroot /usr/sbin/ib-hook --version 2>&1)
-want="ib-hook $(dpkg-deb -f "$deb" Version)"
+# the program's version is the upstream one, without the Debian revision
+want="ib-hook $(dpkg-deb -f "$deb" Version | sed 's/-[^-]*$//')"
 check "ib-hook --version prints '$want' ($version)" [ "$version" = "$want" ]
 check "man page /usr/share/man/man8/ib-hook.8.gz" [ -f "$root/usr/share/man/man8/ib-hook.8.gz" ]
 check "nothing in /etc but the hook links: no /etc/ib-hook.conf" [ ! -e "$root/etc/ib-hook.conf" ]
