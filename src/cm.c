@@ -100,7 +100,11 @@ static void cm_step(const struct cm_api *api, struct ibh_cm_query *q, struct rdm
 	} else {
 		snprintf(q->res.event, sizeof(q->res.event), "%s: event %d, status %d",
 			 q->r == 1 ? "route" : "address", type, status);
-		q->r = -EHOSTUNREACH;
+		/*
+		 * an error event's status is the errno of the step (ETIMEDOUT: no ARP
+		 * answer); EACCES and EPERM say "not asked" to the caller
+		 */
+		q->r = status < 0 && status != -EACCES && status != -EPERM ? status : -EHOSTUNREACH;
 	}
 	(*pending)--;
 }
