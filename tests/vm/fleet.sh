@@ -15,7 +15,7 @@
 # table) find nothing wrong: the join places "unresolved" at the client's
 # ib1 for its 2 pairs, and nothing else. Checks: fleet-inventory-gids,
 # fleet-join-ok, fleet-rdma-cm-resolved, fleet-unresolved-at-source. About
-# 15 s under TCG.
+# 7 s under TCG, 3 to 5 s of it the fault (its RDMA CM questions time out).
 
 for v in 1 2; do
 	run $v 30 'ib-hook --inventory'
