@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -73,84 +74,147 @@ static void to_sockaddr(const struct ibh_ip *ip, struct sockaddr_storage *ret)
 	}
 }
 
-/*
- * The next event on the channel within timeout_ms, which must be want: 0, a
- * negative errno, or -EHOSTUNREACH with what RDMA CM answered instead (step:
- * what it was asked) in ret->event
- */
-static int wait_event(const struct cm_api *api, struct rdma_event_channel *ch, int timeout_ms,
-		      int want, const char *step, struct ibh_cm_result *ret)
+static long long now_ms(void)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
-	struct rdma_cm_event *ev;
-	int r, type, status;
+	struct timespec t;
 
-	r = poll(&pfd, 1, timeout_ms);
-	if (r < 0)
-		return -errno;
-	if (r == 0)
-		return -ETIMEDOUT;
-	if (api->get_event(ch, &ev) < 0)
-		return -errno;
-	type = ev->event;
-	status = ev->status;
-	api->ack_event(ev);
-	if (type == want)
-		return 0;
-	snprintf(ret->event, sizeof(ret->event), "%s: event %d, status %d", step, type, status);
-	return -EHOSTUNREACH;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
-	       struct ibh_cm_result *ret)
+/* one query's id: the address, then the route, each asked for and then answered */
+static void cm_step(const struct cm_api *api, struct ibh_cm_query *q, struct rdma_cm_id *id,
+		    int type, int status, int timeout_ms, size_t *pending)
+{
+	if (type == RDMA_CM_EVENT_ADDR_RESOLVED && q->r == 2) {
+		q->r = 1;
+		if (api->resolve_route(id, timeout_ms) == 0)
+			return;
+		q->r = -errno;
+	} else if (type == RDMA_CM_EVENT_ROUTE_RESOLVED && q->r == 1) {
+		if (id->verbs && id->verbs->device)
+			snprintf(q->res.dev, sizeof(q->res.dev), "%s",
+				 api->device_name(id->verbs->device));
+		q->res.port = id->port_num;
+		q->r = 0;
+	} else {
+		snprintf(q->res.event, sizeof(q->res.event), "%s: event %d, status %d",
+			 q->r == 1 ? "route" : "address", type, status);
+		/*
+		 * an error event's status is the errno of the step (ETIMEDOUT: no ARP
+		 * answer); EACCES and EPERM say "not asked" to the caller
+		 */
+		q->r = status < 0 && status != -EACCES && status != -EPERM ? status : -EHOSTUNREACH;
+	}
+	(*pending)--;
+}
+
+int cm_resolve_all(struct ibh_cm_query *q, size_t n, int timeout_ms)
 {
 	static struct cm_api api;
 	static int loaded = 1;
 	struct rdma_event_channel *ch = NULL;
-	struct rdma_cm_id *id = NULL;
-	struct sockaddr_storage s, d;
-	int r;
+	struct rdma_cm_id **ids = NULL;
+	size_t pending = 0;
+	long long deadline;
+	int r = 0;
 
 	if (loaded > 0)
 		loaded = cm_load(&api);
 	if (loaded < 0)
 		return loaded;
-	memset(ret, 0, sizeof(*ret));
+	ids = calloc(n + 1, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
 	ch = api.create_channel();
-	if (!ch)
-		return errno ? -errno : -ENODEV;
-	/* no O_NONBLOCK (fcntl would need glibc 2.28's fcntl64): poll says when to read */
-	if (api.create_id(ch, &id, NULL, RDMA_PS_TCP) < 0) {
-		r = -errno;
+	if (!ch) {
+		r = errno ? -errno : -ENODEV;
 		goto cleanup;
 	}
-	to_sockaddr(src, &s);
-	to_sockaddr(dst, &d);
-	/* the address, then the route: each asked for, then answered */
-	for (int route = 0; route <= 1; route++) {
-		if ((route ? api.resolve_route(id, timeout_ms)
-			   : api.resolve_addr(id, (struct sockaddr *)&s, (struct sockaddr *)&d,
-					      timeout_ms)) < 0) {
+	/* no O_NONBLOCK (fcntl would need glibc 2.28's fcntl64): poll says when to read */
+	for (size_t i = 0; i < n; i++) {
+		struct sockaddr_storage s, d;
+
+		memset(&q[i].res, 0, sizeof(q[i].res));
+		/* 2: the address asked for, 1: the route (cm_step), <= 0: answered */
+		q[i].r = 2;
+		to_sockaddr(&q[i].src, &s);
+		to_sockaddr(&q[i].dst, &d);
+		if (api.create_id(ch, &ids[i], &q[i], RDMA_PS_TCP) < 0) {
+			q[i].r = -errno;
+			ids[i] = NULL;
+			continue;
+		}
+		if (api.resolve_addr(ids[i], (struct sockaddr *)&s, (struct sockaddr *)&d,
+				     timeout_ms) < 0) {
+			q[i].r = -errno;
+			continue;
+		}
+		pending++;
+	}
+	/* RDMA CM's own timeouts end each query; the deadline is for one it never answers */
+	deadline = now_ms() + timeout_ms + 500;
+	while (pending) {
+		struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+		long long left = deadline - now_ms();
+		struct rdma_cm_event *ev;
+		struct ibh_cm_query *at;
+		struct rdma_cm_id *id;
+		int got, type, status;
+
+		got = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
 			r = -errno;
 			goto cleanup;
 		}
-		r = wait_event(&api, ch, timeout_ms + 500,
-			       route ? RDMA_CM_EVENT_ROUTE_RESOLVED : RDMA_CM_EVENT_ADDR_RESOLVED,
-			       route ? "route" : "address", ret);
-		if (r < 0)
+		if (got == 0)
+			break;
+		if (api.get_event(ch, &ev) < 0) {
+			r = -errno;
 			goto cleanup;
+		}
+		id = ev->id;
+		at = id->context;
+		type = ev->event;
+		status = ev->status;
+		api.ack_event(ev);
+		/* an event of a query that has its answer already changes nothing */
+		if (at && at->r > 0)
+			cm_step(&api, at, id, type, status, timeout_ms, &pending);
 	}
-	if (id->verbs && id->verbs->device)
-		snprintf(ret->dev, sizeof(ret->dev), "%s", api.device_name(id->verbs->device));
-	ret->port = id->port_num;
-	r = 0;
+	for (size_t i = 0; i < n; i++)
+		if (q[i].r > 0) {
+			snprintf(q[i].res.event, sizeof(q[i].res.event), "%s: no answer in %d ms",
+				 q[i].r == 1 ? "route" : "address", timeout_ms + 500);
+			q[i].r = -ETIMEDOUT;
+		}
 cleanup:
-	if (id)
-		api.destroy_id(id);
-	api.destroy_channel(ch);
+	for (size_t i = 0; i < n; i++)
+		if (ids[i])
+			api.destroy_id(ids[i]);
+	if (ch)
+		api.destroy_channel(ch);
+	free(ids);
 	return r;
 }
+
+int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
+	       struct ibh_cm_result *ret)
+{
+	struct ibh_cm_query q = { .src = *src, .dst = *dst };
+	int r = cm_resolve_all(&q, 1, timeout_ms);
+
+	*ret = q.res;
+	return r < 0 ? r : q.r;
+}
 #else
+int cm_resolve_all(struct ibh_cm_query *q, size_t n, int timeout_ms)
+{
+	return -ENOSYS;
+}
+
 int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
 	       struct ibh_cm_result *ret)
 {

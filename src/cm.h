@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -18,3 +19,18 @@ struct ibh_cm_result {
  */
 int cm_resolve(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
 	       struct ibh_cm_result *ret);
+
+/* one question of cm_resolve_all: r is its answer, as cm_resolve's */
+struct ibh_cm_query {
+	struct ibh_ip src, dst;
+	int r;
+	struct ibh_cm_result res;
+};
+
+/*
+ * The n questions at once, on one event channel, all answered (or timed out)
+ * within timeout_ms and a little more: 0 and each q[i].r; -ENOSYS without
+ * librdmacm, or another negative errno when RDMA CM could not be asked at
+ * all (no access to /dev/infiniband/rdma_cm: -EACCES, -EPERM)
+ */
+int cm_resolve_all(struct ibh_cm_query *q, size_t n, int timeout_ms);

@@ -48,6 +48,8 @@ static const struct {
 	{ FLEET_LOCAL_DROPPED, "local-dropped",
 	  "the port drops ARP from its host's own addresses (accept_local=0 or arp_filter=1)",
 	  "#00bcd4" },
+	{ FLEET_UNRESOLVED, "unresolved", "RDMA CM does not resolve the peer from the address",
+	  "#827717" },
 };
 
 const char *fleet_cause_word(enum fleet_cause c)
@@ -199,6 +201,7 @@ static int probe_of(const struct fleet *f, const char *host, const struct json *
 	const char *peer_host = json_get_string(o, "peer_host");
 	const struct json *arp = json_get(o, "arp");
 	const char *dev = json_get_string(o, "route_dev");
+	const struct json *cm = json_get(o, "rdma_cm");
 
 	memset(p, 0, sizeof(*p));
 	if (!peer_host || !json_get_string(o, "interface") || !json_get_string(o, "address") ||
@@ -217,6 +220,15 @@ static int probe_of(const struct fleet *f, const char *host, const struct json *
 		for (size_t i = 0; i < arp->n_items && p->n_answers < FLEET_ANSWERS_MAX; i++)
 			if (copy(p->answers[p->n_answers], sizeof(p->answers[0]), arp->items[i]->s))
 				p->n_answers++;
+	}
+	if (cm && cm->type == JSON_OBJECT) {
+		if (copy(p->cm_dev, sizeof(p->cm_dev), json_get_string(cm, "device"))) {
+			p->cm = FLEET_CM_RESOLVED;
+			p->cm_port = uint32_of(cm, "port");
+		} else if (copy(p->cm_error, sizeof(p->cm_error), json_get_string(cm, "error")))
+			p->cm = FLEET_CM_FAILED;
+		else
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -539,10 +551,36 @@ static void gid_because(const struct fleet *f, const struct fleet_probe *p, stru
 }
 
 /*
+ * What RDMA CM answered the source host, when every IP-level cause is ruled
+ * out: it did not resolve the peer, or it resolved it through another RDMA
+ * device or port than the source port's (the route leaves through another
+ * port, as RDMA CM sees it). Both lie at the source port.
+ */
+static void cm_because(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
+{
+	const struct fleet_port *from = &f->ports[p->from];
+	char s[64], d[64];
+
+	ip_to_string(&p->src, s, sizeof(s), false);
+	ip_to_string(&p->dst, d, sizeof(d), false);
+	if (p->cm == FLEET_CM_FAILED)
+		because(c, FLEET_UNRESOLVED, p->from,
+			"RDMA CM on %s does not resolve %s from %s: %s", from->host, d, s,
+			p->cm_error);
+	else if (p->cm == FLEET_CM_RESOLVED &&
+		 (strcmp(p->cm_dev, from->rdma_dev) != 0 || p->cm_port != from->rdma_port))
+		because(c, FLEET_WRONG_PORT, p->from,
+			"RDMA CM on %s resolves %s from %s through %s port %u, not %s port %u (%s)",
+			from->host, d, s, p->cm_dev, p->cm_port,
+			from->rdma ? from->rdma_dev : "no RDMA device", from->rdma_port,
+			from->ifname);
+}
+
+/*
  * In the order the exchange meets them, the first one found: a GID missing
  * at either end, the request's route at the source, the destination's
  * reverse-path filter on its arrival, the reply's route at the destination
- * (RDMA CM needs both ways), then ARP.
+ * (RDMA CM needs both ways), ARP, then what RDMA CM itself answered.
  */
 static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
 {
@@ -567,6 +605,7 @@ static void judge_probe(const struct fleet *f, const struct fleet_probe *p, stru
 	if (p->probed && !judge_answers(f, p, c))
 		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
 			from->ifname, from->host);
+	cm_because(f, p, c);
 }
 
 /*
@@ -583,8 +622,10 @@ static void judge_local(const struct fleet *f, const struct fleet_probe *p, stru
 	char s[64], d[64];
 
 	gid_because(f, p, c);
-	if (!p->probed || judge_answers(f, p, c))
+	if (!p->probed || judge_answers(f, p, c)) {
+		cm_because(f, p, c);
 		return;
+	}
 	ip_to_string(&p->src, s, sizeof(s), false);
 	ip_to_string(&p->dst, d, sizeof(d), false);
 	if (to->accept_local != 1 || to->arp_filter != 0)

@@ -48,6 +48,12 @@ struct fleet_port {
 	size_t probes_first, n_probes;
 };
 
+enum fleet_cm {
+	FLEET_CM_NOT_ASKED,
+	FLEET_CM_RESOLVED,
+	FLEET_CM_FAILED,
+};
+
 /* what the source host found for one pair of addresses (step 2) */
 struct fleet_probe {
 	size_t from, to; /* ports */
@@ -61,6 +67,11 @@ struct fleet_probe {
 	/* the hardware addresses that answered that request, in order */
 	char answers[FLEET_ANSWERS_MAX][FLEET_HWADDR_MAX];
 	size_t n_answers;
+	/* what RDMA CM answered from src to dst, asked where the source port has an RDMA device */
+	enum fleet_cm cm;
+	char cm_dev[FLEET_NAME_MAX]; /* the device and port it resolved to */
+	uint32_t cm_port;
+	char cm_error[128]; /* why it did not */
 };
 
 struct fleet {
@@ -88,6 +99,7 @@ enum fleet_cause {
 	FLEET_ARP_FLUX,
 	FLEET_NO_ANSWER,
 	FLEET_LOCAL_DROPPED,
+	FLEET_UNRESOLVED,
 	FLEET_CAUSE_MAX,
 };
 

@@ -155,6 +155,7 @@ const struct ibh_kernel_ops kernel_linux = {
 	.conf_read = sysctl_read_name,
 	.rdma_port_read = rdma_port_attr_read,
 	.cm_resolve = cm_resolve,
+	.cm_resolve_all = cm_resolve_all,
 	.rdma_monitor_open = uevent_open,
 	.rdma_monitor_read = uevent_read,
 	.monitor_open = netlink_monitor_open,

@@ -38,6 +38,7 @@ struct ibh_events {
 struct ibh_monitor;
 struct ibh_cm_result;
 struct ibh_main_index;
+struct ibh_cm_query;
 
 struct ibh_kernel_ops {
 	/* where the record of each network namespace lives (RUNSTATEDIR/ib-hook) */
@@ -97,6 +98,8 @@ struct ibh_kernel_ops {
 	/* what RDMA CM resolves from src to dst (cm.h): -ENOSYS without librdmacm */
 	int (*cm_resolve)(const struct ibh_ip *src, const struct ibh_ip *dst, int timeout_ms,
 			  struct ibh_cm_result *ret);
+	/* --check --fleet: n such questions at once (cm.h), each q[i].r its answer */
+	int (*cm_resolve_all)(struct ibh_cm_query *q, size_t n, int timeout_ms);
 	/* RDMA devices coming and going (uevents): a non-blocking fd, or -errno */
 	int (*rdma_monitor_open)(void);
 	/* drain what is pending; *ret_changed when an RDMA device came, went or changed */

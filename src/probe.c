@@ -13,16 +13,20 @@
 
 #include "arp.h"
 #include "array.h"
+#include "cm.h"
 #include "fleet.h"
 #include "join.h"
 #include "kernel.h"
 #include "probe.h"
 #include "report.h"
+#include "select.h"
 #include "snapshot.h"
 
 /* all probes together are bounded by this; answers settle within a few ms on one fabric */
 #define ARP_TIMEOUT_MS 2000
 #define ARP_SETTLE_MS  50
+/* and all RDMA CM questions together by the same, after them */
+#define CM_TIMEOUT_MS ARP_TIMEOUT_MS
 
 static const struct ibh_link *link_named(const struct ibh_link *links, size_t n, const char *name)
 {
@@ -69,6 +73,10 @@ static void print_probe(FILE *out, const struct fleet *f, const struct fleet_pro
 			fprintf(out, " %s", p->answers[i]);
 		if (p->probed && !p->n_answers)
 			fprintf(out, " no answer");
+		if (p->cm == FLEET_CM_RESOLVED)
+			fprintf(out, "; rdma_cm %s port %u", p->cm_dev, p->cm_port);
+		else if (p->cm == FLEET_CM_FAILED)
+			fprintf(out, "; rdma_cm %s", p->cm_error);
 		fprintf(out, "\n");
 		return;
 	}
@@ -86,13 +94,24 @@ static void print_probe(FILE *out, const struct fleet *f, const struct fleet_pro
 		fprintf(out, "null,\"route_table\":null");
 	fprintf(out, ",\"arp\":");
 	if (!p->probed)
-		fprintf(out, "null}");
+		fprintf(out, "null");
 	else {
 		fprintf(out, "[");
 		for (size_t i = 0; i < p->n_answers; i++)
 			fprintf(out, "%s\"%s\"", i ? "," : "", p->answers[i]);
-		fprintf(out, "]}");
+		fprintf(out, "]");
 	}
+	fprintf(out, ",\"rdma_cm\":");
+	if (p->cm == FLEET_CM_RESOLVED) {
+		fprintf(out, "{\"device\":");
+		report_json_string(out, p->cm_dev);
+		fprintf(out, ",\"port\":%u}}", p->cm_port);
+	} else if (p->cm == FLEET_CM_FAILED) {
+		fprintf(out, "{\"error\":");
+		report_json_string(out, p->cm_error);
+		fprintf(out, "}}");
+	} else
+		fprintf(out, "null}");
 }
 
 /* addr is in the prefix of a (an address with its prefix length) */
@@ -145,6 +164,58 @@ static int plan_probes(struct fleet *f, const char *self)
 		}
 	}
 	return 0;
+}
+
+/*
+ * RDMA CM from every pair's source address whose port has an RDMA device,
+ * all at once: *ret_how says whether it was asked, or why the answer is
+ * routing and ARP only
+ */
+static int ask_cm(struct fleet *f, const struct ibh_link *links, size_t n_links,
+		  const char **ret_how)
+{
+	struct ibh_cm_query *q = calloc(f->n_probes + 1, sizeof(*q));
+	size_t *of = calloc(f->n_probes + 1, sizeof(*of)), n = 0;
+	int r = 0;
+
+	if (!q || !of) {
+		r = -ENOMEM;
+		goto cleanup;
+	}
+	*ret_how = "no RDMA device: routing and ARP only";
+	if (!select_rdma_any())
+		goto cleanup;
+	for (size_t i = 0; i < f->n_probes; i++) {
+		const struct ibh_link *l =
+			link_named(links, n_links, f->ports[f->probes[i].from].ifname);
+
+		if (!l || !select_rdma_port(l->ifindex))
+			continue;
+		q[n].src = f->probes[i].src;
+		q[n].dst = f->probes[i].dst;
+		of[n++] = i;
+	}
+	r = kernel->cm_resolve_all(q, n, CM_TIMEOUT_MS);
+	*ret_how = r == 0	  ? "asked"
+		   : r == -ENOSYS ? "no librdmacm: routing and ARP only"
+		   : r == -EACCES || r == -EPERM
+			   ? "no access to /dev/infiniband/rdma_cm: routing and ARP only"
+			   : "RDMA CM could not be asked: routing and ARP only";
+	for (size_t k = 0; r == 0 && k < n; k++) {
+		struct fleet_probe *p = &f->probes[of[k]];
+
+		p->cm = q[k].r == 0 ? FLEET_CM_RESOLVED : FLEET_CM_FAILED;
+		snprintf(p->cm_dev, sizeof(p->cm_dev), "%s", q[k].res.dev);
+		p->cm_port = q[k].res.port;
+		if (q[k].r < 0)
+			snprintf(p->cm_error, sizeof(p->cm_error), "%s%s%s", strerror(-q[k].r),
+				 q[k].res.event[0] ? "; " : "", q[k].res.event);
+	}
+	r = r == -ENOMEM ? r : 0;
+cleanup:
+	free(q);
+	free(of);
+	return r;
 }
 
 static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *links, size_t n_links)
@@ -205,7 +276,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	struct fleet f = {};
 	char *inventory = NULL;
 	struct ibh_snapshot s = {};
-	const char *self;
+	const char *self, *cm = NULL;
 	int r;
 
 	r = join_read_file(path, &inventory);
@@ -226,9 +297,15 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	r = ask(s.k, &f, s.links, s.n_links);
 	if (r < 0)
 		goto cleanup;
+	/* after the ARP probes: RDMA CM's own ARP requests would be answers to them */
+	r = ask_cm(&f, s.links, s.n_links, &cm);
+	if (r < 0)
+		goto cleanup;
 	if (json) {
 		fprintf(out, "{\"version\":1,\"host\":");
 		report_json_string(out, self);
+		fprintf(out, ",\"rdma_cm\":");
+		report_json_string(out, cm);
 		fprintf(out, ",\"probes\":[");
 	}
 	for (size_t i = 0; i < f.n_probes; i++)
@@ -236,7 +313,8 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	if (json)
 		fprintf(out, "]}\n");
 	else
-		fprintf(out, "%zu pairs of addresses checked from %s\n", f.n_probes, self);
+		fprintf(out, "%zu pairs of addresses checked from %s (RDMA CM: %s)\n", f.n_probes,
+			self, cm);
 cleanup:
 	snapshot_close(&s);
 	fleet_free(&f);

@@ -4,8 +4,10 @@
  * cause per failing pair, placed at the right host and port; a pair that
  * works is never called broken; the order in which ARP answers came does not
  * matter; same-host pairs are local, or judged by ARP where their host sets
- * AcceptLocal; a RoCE port without a GID for an address fails its pairs; what no host said is unknown; and bad
- * documents are refused with the byte where they went wrong.
+ * AcceptLocal; a RoCE port without a GID for an address fails its pairs; what
+ * RDMA CM answered decides only where no IP-level cause does; what no host
+ * said is unknown; and bad documents are refused with the byte where they
+ * went wrong.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -52,6 +54,20 @@ static char *probe(int h, int p, int H, int P, const char *dev, int table, const
 	return b;
 }
 
+/* line with RDMA CM's answer (a JSON object) added */
+static char *with_cm(const char *line, const char *cm)
+{
+	static char buf[8][640];
+	static int n;
+	char *b = buf[n++ % 8];
+
+	snprintf(b, 640, "%.*s,\"rdma_cm\":%s}", (int)strlen(line) - 1, line, cm);
+	return b;
+}
+
+/* answers() gives every good line RDMA CM's answer: its source port's device (rxe_HP) */
+static bool cm_everywhere;
+
 /* the answers of host h: every pair ok but the ones in odd ("h p H P" -> its line) */
 static char *answers(int h, const char *odd_key, const char *odd_line)
 {
@@ -68,9 +84,17 @@ static char *answers(int h, const char *odd_key, const char *odd_line)
 			snprintf(arp, sizeof(arp), "[\"02:00:00:00:0%d:0%d\"]", H, P);
 			snprintf(dev, sizeof(dev), "ib%d", p);
 			strcat(out, p + P ? "," : "");
-			strcat(out, odd_key && strcmp(key, odd_key) == 0
-					    ? odd_line
-					    : probe(h, p, H, P, dev, 1000 + p, arp));
+			if (odd_key && strcmp(key, odd_key) == 0)
+				strcat(out, odd_line);
+			else if (cm_everywhere) {
+				const char *line = probe(h, p, H, P, dev, 1000 + p, arp);
+
+				/* not with_cm: its buffers hold odd_line */
+				snprintf(out + strlen(out), 8192 - strlen(out),
+					 "%.*s,\"rdma_cm\":{\"device\":\"rxe_%d%d\",\"port\":1}}",
+					 (int)strlen(line) - 1, line, h, p);
+			} else
+				strcat(out, probe(h, p, H, P, dev, 1000 + p, arp));
 		}
 	strcat(out, "]}\n");
 	return out;
@@ -393,6 +417,85 @@ static void no_gid_at_the_port_without_one(void **state)
 	fleet_free(&f);
 }
 
+/* every port RoCE, with its GID: rxe_HP for host H port P */
+#define ROCE_GOOD                                                                                  \
+	INVENTORY(ROCE("rxe_10", "{\"address\":\"10.0.1.0/16\"}"),                                 \
+		  ROCE("rxe_11", "{\"address\":\"10.0.1.1/16\"}"),                                 \
+		  ROCE("rxe_20", "{\"address\":\"10.0.2.0/16\"}"),                                 \
+		  ROCE("rxe_21", "{\"address\":\"10.0.2.1/16\"}"))
+
+/*
+ * RDMA CM's answer at the source port, once every IP-level cause is ruled out:
+ * it does not resolve (unresolved), or resolves through another port's device
+ * (wrong-port as RDMA CM sees it); an answer on the right device is ok
+ */
+static void cm_at_the_source(void **state)
+{
+	char good[512];
+	struct fleet f;
+
+	(void)state;
+	/* a copy: probe()'s buffers are reused */
+	snprintf(good, sizeof(good), "%s",
+		 probe(1, 1, 2, 0, "ib1", 1001, "[\"02:00:00:00:02:00\"]"));
+	cm_everywhere = true;
+	load(&f, ROCE_GOOD, NULL, NULL);
+	expect_only(&f, NULL, NULL, FLEET_OK, NULL);
+	fleet_free(&f);
+	load(&f, ROCE_GOOD, "1 1 2 0",
+	     with_cm(good, "{\"error\":\"Connection timed out; address: event 1, status -110\"}"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_UNRESOLVED, "a:ib1");
+	fleet_free(&f);
+	load(&f, ROCE_GOOD, "1 1 2 0", with_cm(good, "{\"device\":\"rxe_10\",\"port\":1}"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
+	fleet_free(&f);
+	/* the right device, another port of it */
+	load(&f, ROCE_GOOD, "1 1 2 0", with_cm(good, "{\"device\":\"rxe_11\",\"port\":2}"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
+	fleet_free(&f);
+	/* a port without an RDMA device whose address RDMA CM resolved on one */
+	cm_everywhere = false;
+	load(&f, GOOD, "1 1 2 0", with_cm(good, "{\"device\":\"rxe_10\",\"port\":1}"));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
+	fleet_free(&f);
+}
+
+/* one cause per pair: an IP-level cause explains RDMA CM's failure, and is the one named */
+static void ip_causes_before_cm(void **state)
+{
+	const char *fail = "{\"error\":\"No route to host\"}";
+	struct fleet_cell c;
+	struct fleet f;
+
+	(void)state;
+	cm_everywhere = true;
+	/* the route from a's ib1 leaves through ib0 */
+	load(&f, ROCE_GOOD, "1 1 2 0",
+	     with_cm(probe(1, 1, 2, 0, "ib0", 1001, "[\"02:00:00:00:02:00\"]"), fail));
+	expect_cell(&f, "a:ib1", "b:ib0", FLEET_WRONG_PORT, "a:ib1");
+	fleet_judge(&f, named(&f, "a:ib1"), named(&f, "b:ib0"), &c);
+	assert_non_null(strstr(c.why, "the route from 10.0.1.1 to 10.0.2.0 leaves a through ib0"));
+	fleet_free(&f);
+	/* b's ib1 answers ARP for ib0's address */
+	load(&f, ROCE_GOOD, "1 1 2 0",
+	     with_cm(probe(1, 1, 2, 0, "ib1", 1001, "[\"02:00:00:00:02:01\"]"), fail));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_ARP_FLUX, "b:ib1");
+	fleet_free(&f);
+	/* nothing answered ARP */
+	load(&f, ROCE_GOOD, "1 1 2 0", with_cm(probe(1, 1, 2, 0, "ib1", 1001, "[]"), fail));
+	expect_only(&f, "a:ib1", "b:ib0", FLEET_NO_ANSWER, "b:ib0");
+	fleet_free(&f);
+	/* b's ib0 holds no GID for its address */
+	load(&f,
+	     INVENTORY(ROCE("rxe_10", "{\"address\":\"10.0.1.0/16\"}"),
+		       ROCE("rxe_11", "{\"address\":\"10.0.1.1/16\"}"), ROCE("rxe_20", ""),
+		       ROCE("rxe_21", "{\"address\":\"10.0.2.1/16\"}")),
+	     "1 1 2 0", with_cm(probe(1, 1, 2, 0, "ib1", 1001, "[\"02:00:00:00:02:00\"]"), fail));
+	expect_cell(&f, "a:ib1", "b:ib0", FLEET_NO_GID, "b:ib0");
+	fleet_free(&f);
+	cm_everywhere = false;
+}
+
 static void page_and_json(void **state)
 {
 	struct fleet f;
@@ -437,6 +540,7 @@ static void page_and_json(void **state)
 static void bad_documents(void **state)
 {
 	struct fleet f = {};
+	char doc[1024];
 	struct json *j;
 	const char *end;
 	size_t at = 0;
@@ -468,6 +572,12 @@ static void bad_documents(void **state)
 			   fleet_add_probes, &at),
 		-EINVAL);
 	fleet_free(&f);
+	/* RDMA CM's answer that is neither a device nor an error */
+	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
+	snprintf(doc, sizeof(doc), "{\"version\":1,\"host\":\"a\",\"probes\":[%s]}",
+		 with_cm(probe(1, 0, 2, 0, "ib0", 1000, "[]"), "{}"));
+	assert_int_equal(fleet_read(&f, doc, fleet_add_probes, &at), -EINVAL);
+	fleet_free(&f);
 	/* nesting is bounded; a byte that is not UTF-8 comes back from \udcXX */
 	assert_int_equal(json_parse("[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]"
 				    "]]]]]]]]]]]]]]",
@@ -491,6 +601,8 @@ int main(void)
 		cmocka_unit_test(silent_host),
 		cmocka_unit_test(same_host_where_accept_local),
 		cmocka_unit_test(no_gid_at_the_port_without_one),
+		cmocka_unit_test(cm_at_the_source),
+		cmocka_unit_test(ip_causes_before_cm),
 		cmocka_unit_test(page_and_json),
 		cmocka_unit_test(bad_documents),
 	};
