@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_ether.h>
+#include <linux/filter.h>
 #include <linux/if_packet.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -29,6 +30,24 @@
  * kernel's own ARP retries (mcast_solicit), but sooner.
  */
 #define RESEND_MS 200
+
+/*
+ * Only replies reach the socket: the requests of every other host of the
+ * fleet, flooded to each port, would fill its backlog first (the filter sees
+ * a SOCK_DGRAM packet from its ARP header: the operation at offset 6)
+ */
+static int only_replies(int fd)
+{
+	static struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARP_REPLY, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = sizeof(code) / sizeof(code[0]), .filter = code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) < 0 ? -errno : 0;
+}
 
 static long now_ms(void)
 {
@@ -133,6 +152,9 @@ int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
 			}
 			ifindex[k] = p[i].ifindex;
 			n_fds++;
+			r = only_replies(fds[k].fd);
+			if (r < 0)
+				goto cleanup;
 			if (bind(fds[k].fd, (struct sockaddr *)&at, sizeof(at)) < 0) {
 				r = -errno;
 				goto cleanup;
