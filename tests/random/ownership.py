@@ -733,16 +733,16 @@ def ns_inode(name):
 
 
 def note_records(name):
-    """the names ib-hook gives the namespace's record, with and without the netns cookie"""
-    dev_ino = ns_inode(name)
-    if dev_ino:
-        records.add(f"netns-i{dev_ino[0]}-{dev_ino[1]}")
-    p = subprocess.run(["ip", "netns", "exec", name, sys.executable, "-c",
-                        "import socket, struct; s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0); "
-                        "print(struct.unpack('Q', s.getsockopt(socket.SOL_SOCKET, 71, 8))[0])"],
-                       capture_output=True, text=True)
-    if p.returncode == 0:
-        records.add(f"netns-c{p.stdout.strip()}")
+    """the name ib-hook gives the namespace's record (with the netns cookie, or
+    the fallback's inode and lo's birth: lo must be up), as it says itself"""
+    p = subprocess.run(["ip", "netns", "exec", name, IB_HOOK, "--config", "/dev/null", "--status", "--json"],
+                       capture_output=True, text=True, env={**os.environ, **PASS_ENV})
+    try:
+        path = json.loads(p.stdout)["record"]
+    except (ValueError, KeyError):
+        return
+    if os.path.dirname(path) == "/run/ib-hook":
+        records.add(os.path.basename(path))
 
 
 def in_scratch(name, *args, check=True):
@@ -806,10 +806,10 @@ def step_netns():
         stats["ns"] += 1
         subprocess.run(["ip", "netns", "add", name], capture_output=True, check=True)
         alive.add(name)
-    note_records(name)
     in_scratch(name, "sh", "-ec", "ip link set lo up; ip link add ib0 type veth peer name pib0; "
                "ip link set ib0 up; ip link set pib0 up; ip addr add 172.16.34.1/16 dev ib0; "
                "ip -6 addr add 2001:db8:34::1/64 dev ib0 nodad")
+    note_records(name)
     base = 5000 if scratch and scratch[3] == 1000 else 1000
     ifindex = json.loads(in_scratch(name, "ip", "-j", "link", "show", "ib0").stdout)[0]["ifindex"]
     planted = set()
@@ -1037,8 +1037,8 @@ def main():
     try:
         fallback = " (netns cookie fallback forced)" if PASS_ENV else ""
         print(f"# seed {SEED}, {STEPS} steps{fallback}")
-        note_records(NS)
         ip("link", "set", "lo", "up", check=True)
+        note_records(NS)
         for p in PORTS:
             ip("link", "add", p, "type", "veth", "peer", "name", "p" + p, check=True)
             ip("link", "set", p, "up", check=True)
@@ -1094,10 +1094,12 @@ def main():
             subprocess.run(["ip", "netns", "del", n], capture_output=True)
         # the records of the test's namespaces, gone with them (a later namespace must not find them)
         for r in records:
-            try:
-                os.unlink(f"/run/ib-hook/{r}")
-            except OSError:
-                pass
+            for f in [r, f"{r}.watch"] + [x for x in os.listdir("/run/ib-hook") if x.startswith(f"{r}.") and x.endswith(".tmp")] \
+                    if os.path.isdir("/run/ib-hook") else []:
+                try:
+                    os.unlink(f"/run/ib-hook/{f}")
+                except OSError:
+                    pass
         shutil.rmtree(tmp, ignore_errors=True)
 
 
