@@ -31,11 +31,17 @@ t_record() {
 	[ -z "$rec" ] || T_RECORDS="$T_RECORDS $rec"
 }
 
+# ns_del FULLNAME: one of the test's namespaces goes (its processes, its record)
+ns_del() {
+	t_record "$1"
+	ip netns pids "$1" 2>/dev/null | xargs -r kill -9 2>/dev/null
+	ip netns del "$1" 2>/dev/null
+	T_NS=${T_NS/ $1/}
+}
+
 t_cleanup() {
 	for ns in $T_NS; do
-		t_record "$ns"
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
+		ns_del "$ns"
 	done
 	for rec in $T_RECORDS; do
 		rm -f "$rec" "$rec.watch" "$rec".*.tmp

@@ -41,8 +41,7 @@ t_record "$(ns a)" env IB_HOOK_TEST_NO_NETNS_COOKIE=1 "$IB_HOOK_TEST"
 # kernel gives the lowest free one once a's cleanup ran: those that do not
 # get it stay, so that a's becomes the lowest. Namespaces of other programs
 # may take it first: then ib-hook-test gives the last one a's inode.
-ip netns del "$(ns a)"
-T_NS=${T_NS/ $(ns a)/}
+ns_del "$(ns a)"
 for ((i = 1; i <= 20; i++)); do
 	b=b$i
 	ns_new "$b"
