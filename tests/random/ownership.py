@@ -926,12 +926,13 @@ RAIL_V6 = {"ib0": "2001:db8:200::1", "ib1": "2001:db8:200::3", "ib2": "2001:db8:
 
 
 def rail_gateway(fam, d, hop=False):
-    """a gateway through device d, and what the kernel needs to take it. An IPv6
-    next hop of a multipath route through a global gateway outlives the port's
-    address in a link bounce, and the kernel then refuses its copy (ib-hook
-    fails the port, exit 1: reported, not yet decided): link-local ones only"""
+    """a gateway through device d, and what the kernel needs to take it. IPv6:
+    link-local ones only, as router advertisements give them: main keeps a
+    route through a global gateway when the port's address goes (a link
+    bounce), and the kernel then refuses its copy (ib-hook fails the port,
+    exit 1: reported, not yet decided)"""
     if fam == "-6":
-        return rng4.choice(["fe80::1", "fe80::2"] + ([] if hop else ["2001:db8:34::fe"])) if d.startswith("ib") else "fe80::9", []
+        return rng4.choice(["fe80::1", "fe80::2"] + ([] if hop else ["fe80::3"])) if d.startswith("ib") else "fe80::9", []
     if not d.startswith("ib"):
         return "10.200.9.1", ["onlink"]  # the unmanaged peer has no address
     g = rng4.choice(["172.16.0.254", "172.16.0.1", "10.200.0.0", "10.200.0.2"])
