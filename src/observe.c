@@ -505,7 +505,11 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 	struct ibh_route rt;
 	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
 
-	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
+	/*
+	 * a reject route that the lookup meets answers with its type's error
+	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy
+	 */
+	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EACCES)
 		return 0;
 	if (r < 0)
 		return r;

@@ -380,12 +380,27 @@ static ssize_t route_index(const struct ibh_observed *o, const struct ibh_route 
 	return -1;
 }
 
-static const struct ibh_route *table_add_hit(const struct ibh_observed *o,
-					     const struct ibh_route *w)
+/*
+ * The route of T that keeps the kernel from adding w; not one that ib-hook
+ * installed for X and that this plan deletes first, as stale (a copy whose
+ * original in main changed only in its MTU: IPv6 sees the same next hop)
+ */
+static const struct ibh_route *table_add_hit(const struct ibh_config *c,
+					     const struct ibh_observed *o,
+					     const struct ibh_route *w,
+					     const struct ibh_route *copies, size_t n_copies)
 {
-	for (size_t j = 0; j < o->n_routes; j++)
-		if (route_add_hits(&o->routes[j], w))
-			return &o->routes[j];
+	for (size_t j = 0; j < o->n_routes; j++) {
+		const struct ibh_route *f = &o->routes[j];
+		const struct ibh_rec *owner = plan_route_owner(o, f);
+
+		if (!route_add_hits(f, w))
+			continue;
+		if (owner && !owner->leftover && rec_is_for(owner, &o->link) &&
+		    !table_route_wanted(c, o, f) && !is_copy(copies, n_copies, f))
+			continue;
+		return f;
+	}
 	return NULL;
 }
 
@@ -496,7 +511,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 		/* an identical route of the user's serves as well, and stays theirs */
 		if (route_index(o, &want) >= 0)
 			continue;
-		hit = table_add_hit(o, &want);
+		hit = table_add_hit(c, o, &want, copies, n_copies);
 		if (hit)
 			return refuse(p, -EEXIST,
 				      "route %s in table %u, which ib-hook did not install, makes "
@@ -513,7 +528,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 
 		if (route_index(o, &copies[i]) >= 0)
 			continue;
-		hit = table_add_hit(o, &copies[i]);
+		hit = table_add_hit(c, o, &copies[i], copies, n_copies);
 		if (hit)
 			return refuse(p, -EEXIST,
 				      "route %s in table %u, which ib-hook did not install, makes "

@@ -18,10 +18,33 @@ T_NS=""
 T_FAILED=0
 T_COUNT=0
 
+T_RECORDS=""
+
+# t_record NS [CMD...]: the record ib-hook keeps for namespace NS (as CMD, by
+# default $IB_HOOK, names it) in the host's /run/ib-hook, noted so that it goes
+# with the namespace: the file outlives it
+t_record() {
+	local n=$1 rec
+	shift
+	rec=$(ip netns exec "$n" "${@:-$IB_HOOK}" --config /dev/null --status --json 2>/dev/null |
+		sed -n 's|.*"record":"\(/run/ib-hook/netns-[^"/]*\)".*|\1|p')
+	[ -z "$rec" ] || T_RECORDS="$T_RECORDS $rec"
+}
+
+# ns_del FULLNAME: one of the test's namespaces goes (its processes, its record)
+ns_del() {
+	t_record "$1"
+	ip netns pids "$1" 2>/dev/null | xargs -r kill -9 2>/dev/null
+	ip netns del "$1" 2>/dev/null
+	T_NS=${T_NS/ $1/}
+}
+
 t_cleanup() {
 	for ns in $T_NS; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
+		ns_del "$ns"
+	done
+	for rec in $T_RECORDS; do
+		rm -f "$rec" "$rec.watch" "$rec".*.tmp
 	done
 	rm -rf "$T_DIR"
 }

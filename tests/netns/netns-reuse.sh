@@ -34,13 +34,14 @@ ip -n "$(ns a)" link set lo up
 expect_rc "  lo down and up: the record is still the namespace's (--status)" 0 \
 	nocookie a --config "$T_DIR/a.conf" --status --iface ib0
 ino=$(inode a)
+# a's record outlives a, on purpose; it goes at the end with the test's own
+t_record "$(ns a)" env IB_HOOK_TEST_NO_NETNS_COOKIE=1 "$IB_HOOK_TEST"
 
 # a goes without --remove; namespaces come until one has its inode. The
 # kernel gives the lowest free one once a's cleanup ran: those that do not
 # get it stay, so that a's becomes the lowest. Namespaces of other programs
 # may take it first: then ib-hook-test gives the last one a's inode.
-ip netns del "$(ns a)"
-T_NS=${T_NS/ $(ns a)/}
+ns_del "$(ns a)"
 for ((i = 1; i <= 20; i++)); do
 	b=b$i
 	ns_new "$b"
@@ -66,6 +67,9 @@ before=$(state "$b")
 expect_rc "b: --all, managing nothing" 0 nocookie "$b" --config "$T_DIR/b-none.conf" --all
 expect_eq "  b's own rule and route stay" "$before" "$(state "$b")"
 check "  and it deletes nothing" sh -c "! grep -q deleted '$T_DIR/out' '$T_DIR/err'"
+
+t_record "$(ns "$b")" env IB_HOOK_TEST_NO_NETNS_COOKIE=1 \
+	${FORCE_INODE:+IB_HOOK_TEST_NETNS_INODE=$FORCE_INODE} "$IB_HOOK_TEST"
 
 # lo without 127.0.0.1: refused, nothing changed
 ip -n "$(ns "$b")" addr del 127.0.0.1/8 dev lo

@@ -72,8 +72,7 @@ for sel in "to 10.0.0.0/8" "tos 0x10" "not"; do
 	expect_eq "2:   changed nothing" "$before" "$(state c2)"
 	expect_rc "2:   --status says refused" 1 ibh c2 --config "$T_DIR/plain.conf" --status --iface ib1
 	check "2:   in words" grep -q "verdict: refused" "$T_DIR/out"
-	ip netns del "$m"
-	T_NS=${T_NS/ $m/}
+	ns_del "$m"
 done
 
 # -- 3. selectors ib-hook does not set make a rule foreign -------------------

@@ -131,4 +131,29 @@ expect_eq "  takes the copies back: prefix routes only" \
 check "  and T(ib0)'s copies, not the user's routes" \
 	sh -c "! ip -n '$m' route show table $t0 | grep -q 'proto kernel metric 100' &&
 		ip -n '$m' route show table $t0 | grep -q 'metric 7'"
+
+# main's IPv6 default changes in its MTU alone (a router advertisement's MTU
+# option): to IPv6 the new copy has the old one's next hop, so the old one goes
+# first (found by tests/random/ownership.py, seed 17: ib-hook refused, naming
+# its own copy as a route it did not install)
+ip -n "$m" -6 route add default via fe80::1 dev ib0 proto ra metric 1024
+expect_rc "an RA default in main: copied" 0 ibh h --config "$T_DIR/h.conf" --iface ib0
+ip -n "$m" -6 route replace default via fe80::1 dev ib0 proto ra metric 1024 mtu 1400
+expect_rc "  its MTU changes: the next run" 0 ibh h --config "$T_DIR/h.conf" --iface ib0
+expect_eq "  T(ib0) holds the copy with the new MTU, and no other" \
+	"default via fe80::1 dev ib0 proto kernel metric 1024 mtu 1400 pref medium" \
+	"$(ip -n "$m" -6 route show table "$t0" default | sed 's/ *$//')"
+ip -n "$m" -6 route del default via fe80::1 dev ib0
+
+# a reject default in main answers the kernel's lookup for the one-subnet
+# layout's default with its error (blackhole EINVAL, prohibit EACCES): there
+# is nothing to copy, and ib1 (no gateway route of its own) is applied all
+# the same (found by tests/random/ownership.py, seed 11: every run failed)
+for kind in blackhole prohibit; do
+	ip -n "$m" route add "$kind" default
+	ip -n "$m" -6 route add "$kind" default metric 1
+	expect_rc "a $kind default in main: ib1 applies" 0 ibh h --config "$T_DIR/h.conf" --iface ib1
+	ip -n "$m" route del "$kind" default
+	ip -n "$m" -6 route del "$kind" default metric 1
+done
 done_testing

@@ -95,8 +95,7 @@ for layout in ${RAILS_LAYOUTS:-defaults aggregates rails-only}; do
 		: >"$T_DIR/off"
 	done
 	for nsn in $T_NS; do
-		case " $T_NS_BEFORE " in *" $nsn "*) ;; *) ip netns pids "$nsn" | xargs -r kill -9; ip netns del "$nsn" ;; esac
+		case " $T_NS_BEFORE " in *" $nsn "*) ;; *) ns_del "$nsn" ;; esac
 	done
-	T_NS=$T_NS_BEFORE
 done
 done_testing
