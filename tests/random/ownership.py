@@ -438,7 +438,11 @@ def check_foreign(what, k):
         fail(f"{what}: foreign rule changed or deleted: {sorted(gone)[0]}")
     gone = foreign_routes - have_routes
     if gone:
-        fail(f"{what}: foreign route changed or deleted: {sorted(gone)[0]}")
+        o = json.loads(sorted(gone)[0])
+        now = [r for r in have_routes
+               if (json.loads(r).get("dst"), json.loads(r).get("table", "main")) == (o.get("dst"), o.get("table", "main"))]
+        fail(f"{what}: foreign route changed or deleted: {sorted(gone)[0]}; the kernel has now with its "
+             f"destination and table: {now or 'nothing'}")
 
 
 def forget_routes_of(port):
