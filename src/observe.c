@@ -5,6 +5,7 @@
  * what one link looks like (observe) for the planner.
  */
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <net/if_arp.h>
 #include <stdio.h>
@@ -381,20 +382,100 @@ static int push_route(struct ibh_route **v, size_t *n, size_t *cap, const struct
 	return 0;
 }
 
-/* main's route for prefix through oif, if it is there: one lookup, not a dump of main */
+/*
+ * A rule that may take a lookup without a source to another table than
+ * main before main answers: any but `from A` (a whole address, nothing
+ * else) and those that lead to main, local or default
+ */
+static bool rule_may_divert(const struct ibh_rule *r, uint8_t family)
+{
+	if (r->src.family != family || r->exact)
+		return false;
+	return r->action != FR_ACT_TO_TBL ||
+	       (r->table != RT_TABLE_MAIN && r->table != RT_TABLE_LOCAL &&
+		r->table != RT_TABLE_DEFAULT);
+}
+
+/*
+ * The kernel's lookup goes through the rules: an answer from main is main's,
+ * but another table's answer, or none, may hide main's route when a rule
+ * (`from all lookup T`, `not from A lookup T`) diverts the lookup. Then main
+ * itself is asked (*ret true). The usual rules (ib-hook's `from A`) cost
+ * nothing more than the lookup.
+ */
+static int lookup_hides_main(struct ibh_view *v, int lookup, const struct ibh_route *rt,
+			     uint8_t family, bool *ret)
+{
+	int r;
+
+	if (lookup == 0) {
+		*ret = rt->table != RT_TABLE_MAIN;
+		return 0;
+	}
+	r = load_rules(v);
+	if (r < 0)
+		return r;
+	*ret = false;
+	for (size_t i = 0; i < v->n_rules && !*ret; i++)
+		*ret = rule_may_divert(&v->rules[i], family);
+	return 0;
+}
+
+/*
+ * Of main's routes through oif (0: any), the one the kernel's lookup meets
+ * first for dst (family, length and address): the lowest metric. One dump
+ * of main, filtered by device where oif is set: only when a rule diverts
+ * the lookup.
+ */
+static int main_first(struct ibh_view *v, const struct ibh_ip *dst, int oif, struct ibh_route *ret)
+{
+	struct ibh_route *t = NULL;
+	const struct ibh_route *best = NULL;
+	size_t n_t = 0;
+	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, oif, &t, &n_t);
+
+	if (r < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n_t; i++)
+		if (ip_equal(&t[i].dst, dst) && !t[i].tos && (!oif || t[i].oif == oif) &&
+		    (!best || t[i].metric < best->metric))
+			best = &t[i];
+	r = best ? 0 : -ENOENT;
+	if (best)
+		*ret = *best;
+cleanup:
+	free(t);
+	return r;
+}
+
+/*
+ * main's route for prefix through oif, if it is there: one lookup, not a
+ * dump of main, unless a rule may hide it (lookup_hides_main)
+ */
 int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct ibh_ip *prefix,
 		       int oif)
 {
 	struct ibh_route rt;
 	struct ibh_ip probe;
+	bool hidden;
 	int r;
 
 	probe_address(o, prefix, &probe);
 	r = kernel->fib_match(v->k, &probe, oif, &rt);
-	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV)
 		return r;
+	if (r < 0 || rt.table != RT_TABLE_MAIN) {
+		r = lookup_hides_main(v, r, &rt, prefix->family, &hidden);
+		if (r < 0)
+			return r;
+		if (!hidden)
+			return 0;
+		r = main_first(v, prefix, oif, &rt);
+		if (r == -ENOENT || r == -ENODEV)
+			return 0;
+		if (r < 0)
+			return r;
+	}
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
 	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
