@@ -582,18 +582,33 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xfe } };
+	static const struct ibh_ip any4 = { .family = AF_INET };
+	static const struct ibh_ip any6 = { .family = AF_INET6 };
 	struct ibh_link other;
 	struct ibh_route rt;
+	bool hidden;
 	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
 
 	/*
 	 * a reject route that the lookup meets answers with its type's error
-	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy
+	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy,
+	 * unless the reject route, or the answer, is another table's
 	 */
-	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EACCES)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV && r != -EINVAL && r != -EACCES)
 		return r;
+	if (r < 0 || rt.table != RT_TABLE_MAIN) {
+		r = lookup_hides_main(v, r, &rt, family, &hidden);
+		if (r < 0)
+			return r;
+		if (!hidden)
+			return 0;
+		/* main's defaults leave through any link: all of main, only here */
+		r = main_first(v, family == AF_INET ? &any4 : &any6, 0, &rt);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0)
+			return r;
+	}
 	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || rt.n_hops || rt.oif <= 0 ||
 	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
 	    !link_is_managed(v->config, &other))

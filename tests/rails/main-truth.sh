@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # SPEC sections 3 and 9: what ib-hook reads of main is main's, whatever the
 # rules do to the kernel's lookup. A user's rule before main that takes
-# lookups without a source to another table (`from all lookup T`) does not
-# hide X's prefix route from MainRoute=delete.
+# lookups without a source to another table (`from all lookup T`) hides
+# neither X's prefix route (MainRoute=delete) nor main's default (the
+# one-subnet layout's copies).
 . "$(dirname "$0")/../netns/common.sh"
 t_require
 
@@ -46,5 +47,23 @@ expect_eq "  the user's rule and table are untouched" "$foreign" \
 	"$(ip -n "$mu" route show table 77; ip -n "$mu" rule show pref 400)"
 expect_rc "  --status" 0 ibh u --config "$T_DIR/u.conf" --status --iface ib1
 check "  --status says main's route is deleted" grep -q "main route deleted" "$T_DIR/out"
+
+# the one-subnet layout with `from all lookup T(ib1)` before main: once the
+# run copied main's default into T(ib1), T(ib1) answers the lookup for it
+port_host s ib0 172.16.34.1/16 ib1 172.16.34.2/16
+ms=$(ns s)
+s1=$(table_of s ib1)
+ip -n "$ms" route add default via 172.16.0.254 dev ib0 proto static
+ip -n "$ms" rule add from all lookup "$s1" pref 500
+expect_rc "one subnet under a user's rule: apply" 0 ibh s --config "$T_DIR/s.conf" --all
+expect_eq "  T(ib1) holds main's default through ib1" \
+	"default via 172.16.0.254 dev ib1 proto kernel" \
+	"$(ip -n "$ms" route show table "$s1" default | sed "s/ *$//")"
+after=$(state s)
+expect_rc "  --dry-run plans nothing" 0 ibh s --config "$T_DIR/s.conf" --dry-run --all
+expect_eq "  (its plan)" "" "$(grep -v '^ip neigh flush ' "$T_DIR/out")"
+expect_rc "  a second run" 0 ibh s --config "$T_DIR/s.conf" --all
+expect_eq "  changes nothing" "$after" "$(state s)"
+expect_rc "  --status" 0 ibh s --config "$T_DIR/s.conf" --status --all
 
 done_testing
