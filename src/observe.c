@@ -617,6 +617,63 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 }
 
 /*
+ * The kernel adds a route through X with gateway gw to T(X) only when T(X)
+ * or a lookup through X reaches gw without a gateway: X's prefix routes
+ * (the plan puts them into T first), a link-local or onlink gateway, or
+ * what the lookup finds (one lookup, only for a gateway outside X's prefixes)
+ */
+static int gateway_reachable(struct ibh_view *v, const struct ibh_observed *o,
+			     const struct ibh_ip *gw, uint32_t flags, bool *ret)
+{
+	struct ibh_route rt;
+	int r;
+
+	*ret = true;
+	if ((flags & RTNH_F_ONLINK) || (gw->family == AF_INET6 && IPV6_LINK_LOCAL(gw->a)) ||
+	    plan_gateway_in_prefix(v->config, o, gw))
+		return 0;
+	r = kernel->fib_match(v->k, gw, o->link.ifindex, &rt);
+	if (r == -ENOMEM || r == -ENOBUFS)
+		return r;
+	*ret = r == 0 && rt.type == RTN_UNICAST && !rt.gateway && rt.oif == o->link.ifindex;
+	return 0;
+}
+
+/*
+ * main's routes through the link whose gateway (of a hop through the link)
+ * it does not reach leave main_via for main_unreachable: not copied
+ */
+static int drop_unreachable(struct ibh_view *v, struct ibh_observed *o)
+{
+	size_t kept = 0;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
+		const struct ibh_route *m = &o->main_via[i];
+		bool ok = true;
+
+		if (!m->n_hops && m->oif == o->link.ifindex && m->gw.family)
+			r = gateway_reachable(v, o, &m->gw, m->flags, &ok);
+		for (size_t h = 0; r >= 0 && ok && h < m->n_hops; h++)
+			if (m->hops[h].oif == o->link.ifindex && m->hops[h].gw.family)
+				r = gateway_reachable(v, o, &m->hops[h].gw, m->hops[h].flags, &ok);
+		if (r >= 0 && !ok) {
+			struct ibh_route named = *m;
+
+			if (named.oif == o->link.ifindex)
+				snprintf(named.oif_name, sizeof(named.oif_name), "%s",
+					 o->link.name);
+			r = push_route(&o->main_unreachable, &o->n_main_unreachable,
+				       &o->cap_main_unreachable, &named);
+		} else if (r >= 0)
+			o->main_via[kept++] = *m;
+	}
+	if (r >= 0)
+		o->n_main_via = kept;
+	return r;
+}
+
+/*
  * What T copies of main: the routes through the link (one dump of main that
  * the kernel filters by device); where the link has no gateway route of a
  * family (the one-subnet layout, a default through the first port only),
@@ -635,6 +692,8 @@ static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, str
 		r = observe_main_default(v, link, AF_INET, o);
 	if (r >= 0 && !v6)
 		r = observe_main_default(v, link, AF_INET6, o);
+	if (r >= 0)
+		r = drop_unreachable(v, o);
 	return r;
 }
 

@@ -66,4 +66,33 @@ expect_rc "  a second run" 0 ibh s --config "$T_DIR/s.conf" --all
 expect_eq "  changes nothing" "$after" "$(state s)"
 expect_rc "  --status" 0 ibh s --config "$T_DIR/s.conf" --status --all
 
+# SPEC section 9: main's IPv6 default through ib1 stays when ib1's address
+# goes; its gateway is then not reachable through ib1, and the kernel refuses
+# a copy: not ib-hook's fault, and no reason to fail the port
+port_host g ib1 172.16.34.2/16
+mg=$(ns g)
+g1=$(table_of g ib1)
+ip -n "$mg" addr add 2001:db8:34::2/64 dev ib1 nodad
+ip -n "$mg" -6 route add default via 2001:db8:34::fe dev ib1 proto static
+ip -n "$mg" -6 addr del 2001:db8:34::2/64 dev ib1
+main_before=$(ip -n "$mg" -6 route show table main)
+expect_rc "an unreachable gateway: apply" 0 ibh g --config "$T_DIR/g.conf" --iface ib1
+expect_eq "  the rule from ib1's address is there" 1 "$(rules_from g 172.16.34.2)"
+expect_eq "  T(ib1) holds no IPv6 copy" "" "$(ip -n "$mg" -6 route show table "$g1")"
+expect_eq "  main is untouched" "$main_before" "$(ip -n "$mg" -6 route show table main)"
+expect_rc "  --status" 0 ibh g --config "$T_DIR/g.conf" --status --iface ib1
+check "  --status says why there is no copy" grep -q \
+	"copy of ::/0 via 2001:db8:34::fe dev ib1 proto static metric 1024: none, ib1 does not reach its gateway" \
+	"$T_DIR/out"
+expect_rc "  --status --json" 0 ibh g --config "$T_DIR/g.conf" --status --json --iface ib1
+check "  names it unreachable" grep -q '"state":"unreachable"' "$T_DIR/out"
+after=$(state g)
+expect_rc "  a second run" 0 ibh g --config "$T_DIR/g.conf" --iface ib1
+expect_eq "  changes nothing" "$after" "$(state g)"
+# the address comes back: the copy follows
+ip -n "$mg" addr add 2001:db8:34::2/64 dev ib1 nodad
+expect_rc "  the address is back: apply" 0 ibh g --config "$T_DIR/g.conf" --iface ib1
+expect_eq "  T(ib1) holds the copy" "default via 2001:db8:34::fe dev ib1 proto kernel metric 1024 pref medium" \
+	"$(ip -n "$mg" -6 route show table "$g1" default | sed 's/ *$//')"
+
 done_testing
