@@ -422,12 +422,13 @@ static int lookup_hides_main(struct ibh_view *v, int lookup, const struct ibh_ro
 }
 
 /*
- * Of main's routes through oif (0: any), the one the kernel's lookup meets
- * first for dst (family, length and address): the lowest metric. One dump
- * of main, filtered by device where oif is set: only when a rule diverts
- * the lookup.
+ * main's answer to a lookup of addr through oif (0: any) as the kernel's
+ * lookup in main alone gives it: the longest prefix that covers addr, of
+ * those the lowest metric. One dump of main, filtered by device where oif
+ * is set: only when a rule diverts the lookup.
  */
-static int main_first(struct ibh_view *v, const struct ibh_ip *dst, int oif, struct ibh_route *ret)
+static int main_lookup(struct ibh_view *v, const struct ibh_ip *addr, int oif,
+		       struct ibh_route *ret)
 {
 	struct ibh_route *t = NULL;
 	const struct ibh_route *best = NULL;
@@ -436,10 +437,19 @@ static int main_first(struct ibh_view *v, const struct ibh_ip *dst, int oif, str
 
 	if (r < 0)
 		goto cleanup;
-	for (size_t i = 0; i < n_t; i++)
-		if (ip_equal(&t[i].dst, dst) && !t[i].tos && (!oif || t[i].oif == oif) &&
-		    (!best || t[i].metric < best->metric))
+	for (size_t i = 0; i < n_t; i++) {
+		struct ibh_ip a = *addr;
+
+		if (t[i].dst.family != addr->family || t[i].tos || (oif && t[i].oif != oif))
+			continue;
+		a.len = t[i].dst.len;
+		ip_prefix(&a, &a);
+		if (!ip_equal(&a, &t[i].dst))
+			continue;
+		if (!best || t[i].dst.len > best->dst.len ||
+		    (t[i].dst.len == best->dst.len && t[i].metric < best->metric))
 			best = &t[i];
+	}
 	r = best ? 0 : -ENOENT;
 	if (best)
 		*ret = *best;
@@ -470,7 +480,7 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 			return r;
 		if (!hidden)
 			return 0;
-		r = main_first(v, prefix, oif, &rt);
+		r = main_lookup(v, &probe, oif, &rt);
 		if (r == -ENOENT || r == -ENODEV)
 			return 0;
 		if (r < 0)
@@ -582,8 +592,6 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
 						   0xfe } };
-	static const struct ibh_ip any4 = { .family = AF_INET };
-	static const struct ibh_ip any6 = { .family = AF_INET6 };
 	struct ibh_link other;
 	struct ibh_route rt;
 	bool hidden;
@@ -603,7 +611,7 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 		if (!hidden)
 			return 0;
 		/* main's defaults leave through any link: all of main, only here */
-		r = main_first(v, family == AF_INET ? &any4 : &any6, 0, &rt);
+		r = main_lookup(v, family == AF_INET ? &far4 : &far6, 0, &rt);
 		if (r == -ENOENT)
 			return 0;
 		if (r < 0)
