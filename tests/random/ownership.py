@@ -759,6 +759,29 @@ def copy_of(m, name, table):
     return norm(c)
 
 
+def gateways_reached(k, m, w):
+    """the kernel takes a copy through X only with a gateway X reaches: in one of
+    X's prefixes, link-local, onlink, or where a lookup through X finds a route
+    without a gateway (a port's address went, main's route through it stayed)"""
+    for h in m.get("nexthops") or [m]:
+        gw = h.get("gateway")
+        if h.get("dev") != w.name or not gw or gw.startswith("fe80:") or "onlink" in h.get("flags", []) \
+                or "onlink" in m.get("flags", []):
+            continue
+        if any(ipaddress.ip_address(gw) in ipaddress.ip_network(p) for f, p in w.prefixes
+               if f == m["family"]):
+            continue
+        key = (gw, w.name)
+        if key not in k.setdefault("reach", {}):
+            p = sh("ip", m["family"], "-d", "-j", "route", "get", "fibmatch", gw, "oif", w.name)
+            found = json.loads(p.stdout.strip() or "[]") if p.returncode == 0 else []
+            k["reach"][key] = bool(found) and found[0].get("type", "unicast") == "unicast" \
+                and "gateway" not in found[0] and found[0].get("dev") == w.name
+        if not k["reach"][key]:
+            return False
+    return True
+
+
 def main_copyable(k, c):
     return [r for r in k["routes"] if str(r.get("table", "main")) == "main" and r.get("type") == "unicast"
             and r.get("protocol") != "kernel" and not UNCOPIED & set(r) and (c["ipv6"] or r["family"] == "-4")]
@@ -785,6 +808,8 @@ def expected_copies(k, c, w):
     for m in main_copyable(k, c):
         if through(m, w.name) and ("gateway" in m or "nexthops" in m):
             gw_through[m["family"]] = True
+        if not gateways_reached(k, m, w):
+            continue
         cp = copy_of(m, w.name, w.table)
         if cp:
             out.add(cp)
@@ -832,8 +857,9 @@ def lookup_diverted(k, fam):
 
 def main_default(k, fam):
     """main's default of family that ib-hook copies in the one-subnet layout:
-    the kernel's lookup where it answers from main, else (a rule diverts it)
-    main's own first default (IPv4's lookup says main whatever table answered)"""
+    the kernel's lookup of a far address where it answers from main, else (a
+    rule diverts it) main's own answer to it, the longest prefix and then the
+    lowest metric (IPv4's lookup says main whatever table answered)"""
     found = k["lookup"].get(fam)
     if fam == "-6":
         if found and str(found.get("table", "main")) == "main":
@@ -842,9 +868,14 @@ def main_default(k, fam):
             return None
     elif not lookup_diverted(k, fam):
         return found
-    ds = [r for r in k["routes"] if r["family"] == fam and r.get("table", "main") == "main"
-          and r.get("dst") == "default" and "tos" not in r]
-    return dict(min(ds, key=lambda r: r.get("metric", 0)), table="main") if ds else None
+    far = ipaddress.ip_address(FAR[fam])
+    ds = [r for r in k["routes"] if r["family"] == fam and r.get("table", "main") == "main" and "tos" not in r
+          and far in ipaddress.ip_network("::/0" if r.get("dst") == "default" and fam == "-6" else
+                                          "0.0.0.0/0" if r.get("dst") == "default" else r["dst"])]
+    best = min(ds, key=lambda r: (-ipaddress.ip_network(r["dst"] if r["dst"] != "default" else
+                                                        ("::/0" if fam == "-6" else "0.0.0.0/0")).prefixlen,
+                                  r.get("metric", 0))) if ds else None
+    return dict(best, table="main") if best else None
 
 
 def copies_in(k, foreign):
@@ -921,12 +952,11 @@ RAIL_V6 = {"ib0": "2001:db8:200::1", "ib1": "2001:db8:200::3", "ib2": "2001:db8:
 
 def rail_gateway(fam, d, hop=False):
     """a gateway through device d, and what the kernel needs to take it. IPv6:
-    link-local ones only, as router advertisements give them: main keeps a
-    route through a global gateway when the port's address goes (a link
-    bounce), and the kernel then refuses its copy (ib-hook fails the port,
-    exit 1: reported, not yet decided)"""
+    main keeps a route through a global gateway when the port's address goes
+    (a link bounce), and the kernel then refuses its copy: ib-hook leaves it
+    out (gateways_reached)"""
     if fam == "-6":
-        return rng4.choice(["fe80::1", "fe80::2"] + ([] if hop else ["fe80::3"])) if d.startswith("ib") else "fe80::9", []
+        return rng4.choice(["fe80::1", "fe80::2"] + ([] if hop else ["2001:db8:34::fe"])) if d.startswith("ib") else "fe80::9", []
     if not d.startswith("ib"):
         return "10.200.9.1", ["onlink"]  # the unmanaged peer has no address
     g = rng4.choice(["172.16.0.254", "172.16.0.1", "10.200.0.0", "10.200.0.2"])
