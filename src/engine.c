@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "record.h"
 #include "report.h"
+#include "route.h"
 #include "select.h"
 
 struct ibh_engine {
@@ -29,6 +30,8 @@ struct ibh_engine {
 	struct ibh_report *rep;
 	/* links whose main route MainRoute=delete leaves (not the kernel's), said once */
 	struct index_set main_other_said;
+	/* links with a route of main whose gateway they do not reach, said once */
+	struct index_set unreachable_said;
 };
 
 static const char *action_name(enum ibh_action a)
@@ -101,6 +104,7 @@ void engine_free(struct ibh_engine *e)
 	report_free(e->rep);
 	view_close(&e->view);
 	index_set_free(&e->main_other_said);
+	index_set_free(&e->unreachable_said);
 	index_set_free(&e->apply.repaired);
 	index_set_free(&e->apply.ipoib_warned);
 	free(e);
@@ -125,6 +129,7 @@ void engine_invalidate(struct ibh_engine *e)
 static void forget_link(struct ibh_engine *e, int ifindex)
 {
 	index_set_del(&e->main_other_said, ifindex);
+	index_set_del(&e->unreachable_said, ifindex);
 	index_set_del(&e->apply.ipoib_warned, ifindex);
 }
 
@@ -176,6 +181,25 @@ static void say_main_other(struct ibh_engine *e, const struct ibh_observed *o,
 		said = true;
 		(void)index_set_add(&e->main_other_said, o->link.ifindex);
 	}
+}
+
+/*
+ * A route of main through the link whose gateway the link does not reach
+ * (the link's address went, the route stayed) has no copy: the kernel would
+ * refuse it. Said as say_main_other() says its routes: once.
+ */
+static void say_unreachable(struct ibh_engine *e, const struct ibh_observed *o,
+			    const struct ibh_request *req)
+{
+	char text[512];
+
+	if (!o->n_main_unreachable || index_set_has(&e->unreachable_said, o->link.ifindex))
+		return;
+	route_format(text, sizeof(text), &o->main_unreachable[0]);
+	log_full(req->down_removes ? LOG_NOTICE : LOG_DEBUG, 0,
+		 "%s: main's route %s%s is not copied: %s does not reach its gateway", o->link.name,
+		 text, o->n_main_unreachable > 1 ? " (and others)" : "", o->link.name);
+	(void)index_set_add(&e->unreachable_said, o->link.ifindex);
 }
 
 static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link *link,
@@ -279,6 +303,8 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 	if (action == IBH_ACTION_APPLY && e->view.config->main_route == IBH_MAIN_DELETE &&
 	    req->mode == IBH_MODE_CHANGE)
 		say_main_other(e, &o, req);
+	if (action == IBH_ACTION_APPLY && req->mode == IBH_MODE_CHANGE)
+		say_unreachable(e, &o, req);
 	if (req->mode == IBH_MODE_DRY_RUN)
 		report_plan(e->rep, link->name, &p);
 	else if (p.n_ops) {
@@ -621,6 +647,7 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 		return IBH_FAILED;
 	}
 	forget_gone(e, &e->main_other_said);
+	forget_gone(e, &e->unreachable_said);
 	forget_gone(e, &e->apply.ipoib_warned);
 	if (e->view.main.followed) {
 		e->view.main.managed.n = 0;

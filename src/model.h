@@ -137,6 +137,12 @@ struct ibh_observed {
 	 */
 	struct ibh_route *main_via;
 	size_t n_main_via, cap_main_via;
+	/*
+	 * main's routes through the link whose gateway the link does not reach
+	 * (its address went, the route stayed): the kernel refuses their copies
+	 */
+	struct ibh_route *main_unreachable;
+	size_t n_main_unreachable, cap_main_unreachable;
 	const struct ibh_record *record;
 
 	int sysctl[IBH_SYSCTL_MAX];	/* conf/X, or IBH_SYSCTL_UNKNOWN */

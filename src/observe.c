@@ -5,6 +5,7 @@
  * what one link looks like (observe) for the planner.
  */
 #include <errno.h>
+#include <linux/fib_rules.h>
 #include <linux/rtnetlink.h>
 #include <net/if_arp.h>
 #include <stdio.h>
@@ -381,20 +382,110 @@ static int push_route(struct ibh_route **v, size_t *n, size_t *cap, const struct
 	return 0;
 }
 
-/* main's route for prefix through oif, if it is there: one lookup, not a dump of main */
+/*
+ * A rule that may take a lookup without a source to another table than
+ * main before main answers: any but `from A` (a whole address, nothing
+ * else) and those that lead to main, local or default
+ */
+static bool rule_may_divert(const struct ibh_rule *r, uint8_t family)
+{
+	if (r->src.family != family || r->exact)
+		return false;
+	return r->action != FR_ACT_TO_TBL ||
+	       (r->table != RT_TABLE_MAIN && r->table != RT_TABLE_LOCAL &&
+		r->table != RT_TABLE_DEFAULT);
+}
+
+/*
+ * The kernel's lookup goes through the rules: an answer from main is main's,
+ * but another table's answer, or none, may hide main's route when a rule
+ * (`from all lookup T`, `not from A lookup T`) diverts the lookup. Then main
+ * itself is asked (*ret true). The usual rules (ib-hook's `from A`) cost
+ * nothing more than the lookup.
+ */
+static int lookup_hides_main(struct ibh_view *v, int lookup, const struct ibh_route *rt,
+			     uint8_t family, bool *ret)
+{
+	int r;
+
+	if (lookup == 0) {
+		*ret = rt->table != RT_TABLE_MAIN;
+		return 0;
+	}
+	r = load_rules(v);
+	if (r < 0)
+		return r;
+	*ret = false;
+	for (size_t i = 0; i < v->n_rules && !*ret; i++)
+		*ret = rule_may_divert(&v->rules[i], family);
+	return 0;
+}
+
+/*
+ * main's answer to a lookup of addr through oif (0: any) as the kernel's
+ * lookup in main alone gives it: the longest prefix that covers addr, of
+ * those the lowest metric. One dump of main, filtered by device where oif
+ * is set: only when a rule diverts the lookup.
+ */
+static int main_lookup(struct ibh_view *v, const struct ibh_ip *addr, int oif,
+		       struct ibh_route *ret)
+{
+	struct ibh_route *t = NULL;
+	const struct ibh_route *best = NULL;
+	size_t n_t = 0;
+	int r = kernel->dump_table(v->k, RT_TABLE_MAIN, oif, &t, &n_t);
+
+	if (r < 0)
+		goto cleanup;
+	for (size_t i = 0; i < n_t; i++) {
+		struct ibh_ip a = *addr;
+
+		if (t[i].dst.family != addr->family || t[i].tos || (oif && t[i].oif != oif))
+			continue;
+		a.len = t[i].dst.len;
+		ip_prefix(&a, &a);
+		if (!ip_equal(&a, &t[i].dst))
+			continue;
+		if (!best || t[i].dst.len > best->dst.len ||
+		    (t[i].dst.len == best->dst.len && t[i].metric < best->metric))
+			best = &t[i];
+	}
+	r = best ? 0 : -ENOENT;
+	if (best)
+		*ret = *best;
+cleanup:
+	free(t);
+	return r;
+}
+
+/*
+ * main's route for prefix through oif, if it is there: one lookup, not a
+ * dump of main, unless a rule may hide it (lookup_hides_main)
+ */
 int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct ibh_ip *prefix,
 		       int oif)
 {
 	struct ibh_route rt;
 	struct ibh_ip probe;
+	bool hidden;
 	int r;
 
 	probe_address(o, prefix, &probe);
 	r = kernel->fib_match(v->k, &probe, oif, &rt);
-	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV)
 		return r;
+	if (r < 0 || rt.table != RT_TABLE_MAIN) {
+		r = lookup_hides_main(v, r, &rt, prefix->family, &hidden);
+		if (r < 0)
+			return r;
+		if (!hidden)
+			return 0;
+		r = main_lookup(v, &probe, oif, &rt);
+		if (r == -ENOENT || r == -ENODEV)
+			return 0;
+		if (r < 0)
+			return r;
+	}
 	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return 0;
 	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
@@ -503,21 +594,91 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 						   0xfe } };
 	struct ibh_link other;
 	struct ibh_route rt;
+	bool hidden;
 	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
 
 	/*
 	 * a reject route that the lookup meets answers with its type's error
-	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy
+	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy,
+	 * unless the reject route, or the answer, is another table's
 	 */
-	if (r == -ENOENT || r == -ENETDOWN || r == -ENODEV || r == -EINVAL || r == -EACCES)
-		return 0;
-	if (r < 0)
+	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV && r != -EINVAL && r != -EACCES)
 		return r;
+	if (r < 0 || rt.table != RT_TABLE_MAIN) {
+		r = lookup_hides_main(v, r, &rt, family, &hidden);
+		if (r < 0)
+			return r;
+		if (!hidden)
+			return 0;
+		/* main's defaults leave through any link: all of main, only here */
+		r = main_lookup(v, family == AF_INET ? &far4 : &far6, 0, &rt);
+		if (r == -ENOENT)
+			return 0;
+		if (r < 0)
+			return r;
+	}
 	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || rt.n_hops || rt.oif <= 0 ||
 	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
 	    !link_is_managed(v->config, &other))
 		return 0;
 	return push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &rt);
+}
+
+/*
+ * The kernel adds a route through X with gateway gw to T(X) only when T(X)
+ * or a lookup through X reaches gw without a gateway: X's prefix routes
+ * (the plan puts them into T first), a link-local or onlink gateway, or
+ * what the lookup finds (one lookup, only for a gateway outside X's prefixes)
+ */
+static int gateway_reachable(struct ibh_view *v, const struct ibh_observed *o,
+			     const struct ibh_ip *gw, uint32_t flags, bool *ret)
+{
+	struct ibh_route rt;
+	int r;
+
+	*ret = true;
+	if ((flags & RTNH_F_ONLINK) || (gw->family == AF_INET6 && IPV6_LINK_LOCAL(gw->a)) ||
+	    plan_gateway_in_prefix(v->config, o, gw))
+		return 0;
+	r = kernel->fib_match(v->k, gw, o->link.ifindex, &rt);
+	if (r == -ENOMEM || r == -ENOBUFS)
+		return r;
+	*ret = r == 0 && rt.type == RTN_UNICAST && !rt.gateway && rt.oif == o->link.ifindex;
+	return 0;
+}
+
+/*
+ * main's routes through the link whose gateway (of a hop through the link)
+ * it does not reach leave main_via for main_unreachable: not copied
+ */
+static int drop_unreachable(struct ibh_view *v, struct ibh_observed *o)
+{
+	size_t kept = 0;
+	int r = 0;
+
+	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
+		const struct ibh_route *m = &o->main_via[i];
+		bool ok = true;
+
+		if (!m->n_hops && m->oif == o->link.ifindex && m->gw.family)
+			r = gateway_reachable(v, o, &m->gw, m->flags, &ok);
+		for (size_t h = 0; r >= 0 && ok && h < m->n_hops; h++)
+			if (m->hops[h].oif == o->link.ifindex && m->hops[h].gw.family)
+				r = gateway_reachable(v, o, &m->hops[h].gw, m->hops[h].flags, &ok);
+		if (r >= 0 && !ok) {
+			struct ibh_route named = *m;
+
+			if (named.oif == o->link.ifindex)
+				snprintf(named.oif_name, sizeof(named.oif_name), "%s",
+					 o->link.name);
+			r = push_route(&o->main_unreachable, &o->n_main_unreachable,
+				       &o->cap_main_unreachable, &named);
+		} else if (r >= 0)
+			o->main_via[kept++] = *m;
+	}
+	if (r >= 0)
+		o->n_main_via = kept;
+	return r;
 }
 
 /*
@@ -539,6 +700,8 @@ static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, str
 		r = observe_main_default(v, link, AF_INET, o);
 	if (r >= 0 && !v6)
 		r = observe_main_default(v, link, AF_INET6, o);
+	if (r >= 0)
+		r = drop_unreachable(v, o);
 	return r;
 }
 

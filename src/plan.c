@@ -215,9 +215,8 @@ static const struct ibh_route *table_delete_hit(const struct ibh_observed *o, si
 	return NULL;
 }
 
-/* gw lies in one of the prefixes of o's managed addresses */
-static bool gateway_in_prefix(const struct ibh_config *c, const struct ibh_observed *o,
-			      const struct ibh_ip *gw)
+bool plan_gateway_in_prefix(const struct ibh_config *c, const struct ibh_observed *o,
+			    const struct ibh_ip *gw)
 {
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		struct ibh_ip prefix, g = *gw;
@@ -298,7 +297,7 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 		if (m.oif == o->link.ifindex || m.n_hops || !m.gw.family ||
 		    own[m.dst.family == AF_INET6] || (m.dst.family == AF_INET6 && !c->ipv6) ||
 		    (m.gw.family == AF_INET6 && IPV6_LINK_LOCAL(m.gw.a)) ||
-		    !gateway_in_prefix(c, o, &m.gw))
+		    !plan_gateway_in_prefix(c, o, &m.gw))
 			continue;
 		m.oif = o->link.ifindex;
 		if (route_copy(&m, o->link.ifindex, o->link.name, o->table, &copy))
@@ -986,5 +985,6 @@ void observed_clear(struct ibh_observed *o)
 	free(o->routes);
 	free(o->main_routes);
 	free(o->main_via);
+	free(o->main_unreachable);
 	memset(o, 0, sizeof(*o));
 }

@@ -12,6 +12,9 @@ bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a);
 /* ... and that no managed link with a lower index also has (it serves them) */
 bool plan_address_wanted(const struct ibh_config *c, const struct ibh_observed *o, size_t i);
 void plan_addr_prefix(const struct ibh_addr *a, struct ibh_ip *ret);
+/* gw lies in one of the prefixes of o's managed addresses */
+bool plan_gateway_in_prefix(const struct ibh_config *c, const struct ibh_observed *o,
+			    const struct ibh_ip *gw);
 /*
  * The managed address whose routes serve o->addrs[i]'s prefix: the first of
  * that prefix (the kernel's primary address), i itself when it is first

@@ -281,6 +281,18 @@ static void status_copies(FILE *f, const struct ibh_config *c, const struct ibh_
 			fprintf(f, "  copy %s: %s\n", text, state);
 		}
 	}
+	/* main's routes whose gateway the link does not reach: the kernel refuses a copy */
+	for (size_t i = 0; i < o->n_main_unreachable; i++) {
+		route_format(text, sizeof(text), &o->main_unreachable[i]);
+		if (json) {
+			fprintf(f, "%s{\"route\":", i || n ? "," : "");
+			report_json_string(f, text);
+			fprintf(f, ",\"state\":\"unreachable\"}");
+		} else {
+			fprintf(f, "  copy of %s: none, %s does not reach its gateway\n", text,
+				o->link.name);
+		}
+	}
 	if (json)
 		fputc(']', f);
 	free(copies);
