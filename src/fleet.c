@@ -333,7 +333,8 @@ int fleet_add_probes(struct fleet *f, const struct json *doc)
 		f->n_probes++;
 	}
 	/* every probe of a document comes from its host: each port's probes are one run */
-	qsort(f->probes + start, f->n_probes - start, sizeof(*f->probes), probe_cmp);
+	if (f->n_probes > start) /* none: f->probes may still be NULL */
+		qsort(f->probes + start, f->n_probes - start, sizeof(*f->probes), probe_cmp);
 	for (size_t i = start; i < f->n_probes; i++) {
 		struct fleet_port *from = &f->ports[f->probes[i].from];
 
