@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "sysctl.h"
 
 static const int sysctl_max[IBH_SYSCTL_MAX] = {
 	[IBH_SYSCTL_ARP_IGNORE] = 8,

@@ -1,34 +1,41 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""No circle and no upward arrow between ib-hook's source files (issue 23).
+"""No circle and no upward arrow between ib-hook's source files (issues 23, 37).
 
-Every file of src/ has a floor in LAYERS, lowest first. A file may include,
-and call, files of its own floor or lower only, and the arrows within a floor
-form no circle. The includes are read from src/*.c and src/*.h; the calls,
-when the static library is given, from its objects' symbols (nm).
+src/ holds one folder per subsystem, lowest first: base/, kernel/, host/,
+fleet/, and main.c on top. Within a folder the files stand on finer floors.
+Every file of src/ has a floor in LAYERS, which also names its folder: a file
+in another folder than LAYERS says is an error. A file may include, and call,
+files of its own floor or lower only (so of its own folder or a lower one),
+and the arrows within a floor form no circle. The includes are read from every
+.c and .h under src/; the calls, when the static libraries are given, from
+their objects' symbols (nm). Each folder's meson.build may give its library the
+include directories of its own folder and the folders below only.
 
-    layers.py SRC_DIR [LIBIBHOOK.a]
+    layers.py SRC_DIR [LIBRARY.a...]
 """
 import os
 import re
 import subprocess
 import sys
 
+FOLDERS = ["base", "kernel", "host", "fleet", ""]  # "": src/ itself, the program
 LAYERS = [
-    ("values", ["ip", "array", "kernel-abi", "log", "lock", "json"]),
-    ("messages", ["attr"]),
-    ("kernel objects", ["rule", "route"]),
-    ("data", ["model", "main-index"]),
-    ("input", ["hookenv", "config", "record"]),
-    ("the kernel", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
-    ("kinds", ["op", "select"]),
-    ("planning", ["plan"]),
-    ("output", ["report", "fleet"]),
-    ("a run", ["observe", "snapshot", "apply", "check"]),
-    ("the fleet view", ["arp", "inventory", "join", "probe"]),
-    ("orchestration", ["engine"]),
-    ("the watcher", ["watch"]),
-    ("the program", ["main"]),
+    ("base", "values", ["ip", "array", "log", "lock", "json"]),
+    ("kernel", "messages", ["kernel-abi", "attr"]),
+    ("kernel", "kernel objects", ["rule", "route", "link", "main-index"]),
+    ("kernel", "the seam", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
+    ("host", "input", ["model", "hookenv", "config", "record"]),
+    ("host", "kinds", ["op", "select"]),
+    ("host", "planning", ["plan"]),
+    ("host", "output", ["report"]),
+    ("host", "a run", ["observe", "snapshot", "apply", "check"]),
+    ("host", "orchestration", ["engine"]),
+    ("host", "the watcher", ["watch"]),
+    ("fleet", "the join", ["fleet"]),
+    ("fleet", "renderers", ["render", "render-text", "render-json", "render-html"]),
+    ("fleet", "the fleet view", ["arp", "inventory", "join", "probe"]),
+    ("", "the program", ["main"]),
 ]
 GENERATED = {"build-config"}
 
@@ -37,31 +44,52 @@ def module(path):
     return os.path.splitext(os.path.basename(path))[0]
 
 
+def where(folder, what):
+    return f"{folder or 'src'}: {what}"
+
+
 def main():
     src = sys.argv[1]
-    lib = sys.argv[2] if len(sys.argv) > 2 else None
-    floor = {}
-    for i, (_, names) in enumerate(LAYERS):
-        for n in names:
-            floor[n] = i
-    files = sorted(f for f in os.listdir(src) if f.endswith((".c", ".h")))
+    libs = sys.argv[2:]
     errors = []
+    order = [FOLDERS.index(folder) for folder, _, _ in LAYERS]
+    if order != sorted(order):
+        errors.append("LAYERS: the folders' floors are not in the order of FOLDERS")
+    floor, home = {}, {}
+    for i, (folder, _, names) in enumerate(LAYERS):
+        for n in names:
+            floor[n], home[n] = i, folder
+    files = []  # (path relative to src, folder, module)
+    for dirpath, _, names in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        for f in sorted(names):
+            if f.endswith((".c", ".h")):
+                files.append((os.path.normpath(os.path.join(rel, f)), "" if rel == "." else rel, module(f)))
+    files.sort()
+    seen = {}
+    for path, folder, m in files:
+        if m in seen and seen[m] != folder:
+            errors.append(f"{path}: {m} also in {seen[m] or 'src'}/: a module name is one file")
+        seen[m] = folder
     arrows = {}  # (from, to) -> how it was seen
-    for f in files:
-        m = module(f)
+    for path, folder, m in files:
         if m not in floor:
-            errors.append(f"{f}: no floor declared in {os.path.basename(__file__)}")
+            errors.append(f"{path}: no floor declared in {os.path.basename(__file__)}")
             continue
-        with open(os.path.join(src, f), encoding="utf-8") as fh:
+        if folder != home[m]:
+            errors.append(f"{path}: in {folder or 'src'}/, but its floor is in {home[m] or 'src'}/")
+        with open(os.path.join(src, path), encoding="utf-8") as fh:
             for line in fh:
                 inc = re.match(r'#include "([^"]+)\.h"', line)
                 if inc and inc.group(1) not in GENERATED and inc.group(1) != m:
-                    arrows.setdefault((m, inc.group(1)), f"{f} includes {inc.group(1)}.h")
-    if lib:
+                    arrows.setdefault((m, inc.group(1)), f"{path} includes {inc.group(1)}.h")
+    if libs:
         defined, undefined = {}, []
-        out = subprocess.run(["nm", "-A", lib], check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(["nm", "-A"] + libs, check=True, capture_output=True, text=True).stdout
         for line in out.splitlines():
             parts = line.split()
+            if not parts:
+                continue
             obj = module(parts[0].split(":")[-2]) if parts[0].count(":") >= 2 else None
             obj = module(obj) if obj else None  # engine.c.o -> engine
             if obj is None or len(parts) < 2:
@@ -76,21 +104,32 @@ def main():
                 arrows.setdefault((obj, defined[sym]), f"{obj}.c calls {sym}() of {defined[sym]}.c")
     for (a, b), how in sorted(arrows.items()):
         if a in floor and b in floor and floor[b] > floor[a]:
-            errors.append(f"upward: {how} ({LAYERS[floor[a]][0]} -> {LAYERS[floor[b]][0]})")
+            up = "a folder up, " if home[a] != home[b] else ""
+            errors.append(f"upward: {how} ({up}{where(home[a], LAYERS[floor[a]][1])} -> "
+                          f"{where(home[b], LAYERS[floor[b]][1])})")
+    # each folder's library sees the include directories of its folder and those below
+    for folder in FOLDERS:
+        build = os.path.join(src, folder, "meson.build")
+        if not folder or not os.path.exists(build):
+            continue
+        with open(build, encoding="utf-8") as fh:
+            for name in re.findall(r"\b([a-z]+)_inc\b", fh.read()):
+                if name in FOLDERS and FOLDERS.index(name) > FOLDERS.index(folder):
+                    errors.append(f"upward: src/{folder}/meson.build uses {name}_inc (src/{name}/ is above)")
     # circles, within a floor (across floors the check above forbids them)
     graph = {}
     for (a, b) in arrows:
         graph.setdefault(a, set()).add(b)
 
     def cycle_from(start):
-        stack, seen = [(start, [start])], set()
+        stack, visited = [(start, [start])], set()
         while stack:
             node, path = stack.pop()
             for nxt in graph.get(node, ()):
                 if nxt == start:
                     return path + [start]
-                if nxt not in seen:
-                    seen.add(nxt)
+                if nxt not in visited:
+                    visited.add(nxt)
                     stack.append((nxt, path + [nxt]))
         return None
 
@@ -98,12 +137,12 @@ def main():
         c = cycle_from(m)
         if c and c[0] == min(c[:-1]):
             errors.append("circle: " + " -> ".join(c))
-    for i, (what, names) in enumerate(LAYERS):
-        present = [n for n in names if any(module(f) == n for f in files)]
+    for i, (folder, what, names) in enumerate(LAYERS):
+        present = [n for n in names if n in seen]
         if present:
-            print(f"{i:2} {what}: {', '.join(present)}")
-    kinds = "includes and calls" if lib else "includes"
-    print(f"{len(arrows)} arrows ({kinds}) between {len(set(module(f) for f in files))} modules")
+            print(f"{i:2} {where(folder, what)}: {', '.join(present)}")
+    kinds = "includes and calls" if libs else "includes"
+    print(f"{len(arrows)} arrows ({kinds}) between {len(seen)} modules in {len(FOLDERS)} folders")
     for e in errors:
         print("FAIL:", e)
     print("ok: no circle, no upward arrow" if not errors else f"{len(errors)} problem(s)")

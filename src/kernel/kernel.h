@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "link.h"
 
 /* one connection to the kernel's routing, for a run or the watcher's life */
 struct ibh_kernel;
@@ -38,6 +38,8 @@ struct ibh_events {
 struct ibh_monitor;
 struct ibh_cm_result;
 struct ibh_main_index;
+struct ibh_route;
+struct ibh_rule;
 struct ibh_cm_query;
 
 struct ibh_kernel_ops {

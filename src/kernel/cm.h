@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "link.h"
 
 struct ibh_cm_result {
 	char dev[64]; /* the RDMA device RDMA CM chose */

@@ -21,13 +21,6 @@
 
 #define IBH_CONFIG_MAX_SIZE (1024 * 1024)
 
-static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
-	[IBH_SYSCTL_ARP_IGNORE] = "arp_ignore",
-	[IBH_SYSCTL_ARP_ANNOUNCE] = "arp_announce",
-	[IBH_SYSCTL_RP_FILTER] = "rp_filter",
-	[IBH_SYSCTL_ACCEPT_LOCAL] = "accept_local",
-};
-
 /* config key and the largest value the kernel accepts for it */
 static const struct {
 	const char *key;
@@ -38,18 +31,6 @@ static const struct {
 	[IBH_SYSCTL_RP_FILTER] = { "RpFilter", 2 },
 	[IBH_SYSCTL_ACCEPT_LOCAL] = { "AcceptLocal", 1 },
 };
-
-const char *sysctl_name(enum ibh_sysctl key)
-{
-	return sysctl_names[key];
-}
-
-const char *ipoib_mode_name(enum ibh_ipoib_mode m)
-{
-	return m == IBH_IPOIB_CONNECTED	 ? "connected"
-	       : m == IBH_IPOIB_DATAGRAM ? "datagram"
-					 : "keep";
-}
 
 void config_defaults(struct ibh_config *c)
 {

@@ -11,9 +11,11 @@
 #include <stdint.h>
 
 #include "kernel.h"
-#include "model.h"
+#include "link.h"
 
 struct ibh_nl;
+struct ibh_route;
+struct ibh_rule;
 
 int netlink_open(struct ibh_nl **ret);
 /* the socket's port: the kernel stamps the notifications of its requests with it */

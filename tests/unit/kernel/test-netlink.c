@@ -15,7 +15,8 @@
 #include "attr.h"
 #include "kernel-abi.h"
 #include "netlink.h"
-#include "plan.h"
+#include "route.h"
+#include "rule.h"
 #include "netlink-messages.h"
 
 static size_t unhex(const char *h, unsigned char *buf, size_t size)

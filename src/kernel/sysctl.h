@@ -5,7 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model.h"
+#include "link.h"
+
+/* the key's name under /proc/sys/net/ipv4/conf/IFNAME */
+const char *sysctl_name(enum ibh_sysctl key);
+/* "datagram", "connected", or "keep": /sys/class/net/IFNAME/mode */
+const char *ipoib_mode_name(enum ibh_ipoib_mode m);
 
 /* ifname "all" reads conf/all; the value, or a negative errno */
 int sysctl_read(const char *ifname, enum ibh_sysctl key);

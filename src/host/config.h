@@ -90,6 +90,3 @@ bool config_table_is_listed(const struct ibh_config *c, uint32_t table);
 /* T(X); 0 when it falls on a reserved table or overflows */
 uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifindex);
 bool table_is_reserved(uint64_t table);
-const char *sysctl_name(enum ibh_sysctl key);
-/* "datagram", "connected", or "keep" */
-const char *ipoib_mode_name(enum ibh_ipoib_mode m);

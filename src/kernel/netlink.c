@@ -27,6 +27,8 @@
 #include "kernel-abi.h"
 #include "main-index.h"
 #include "netlink.h"
+#include "route.h"
+#include "rule.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

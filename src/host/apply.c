@@ -14,6 +14,7 @@
 #include "op.h"
 #include "plan.h"
 #include "record.h"
+#include "sysctl.h"
 
 /* the kernel answered EEXIST to ib-hook's add: is the rule there now, or what is in the way */
 static int rule_add_exists(struct ibh_apply *a, const struct ibh_rule *want, char *why, size_t size)

@@ -9,6 +9,7 @@
 #include "op.h"
 #include "plan.h"
 #include "report.h"
+#include "sysctl.h"
 
 struct ibh_report {
 	FILE *out;

@@ -3,6 +3,7 @@
 
 #include "config.h"
 #include "op.h"
+#include "sysctl.h"
 
 #define OBJECT(verb_, done_, adds_)                                                                \
 	{                                                                                          \

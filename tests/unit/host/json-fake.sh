@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # json-fake.sh JSON-FAKE SRCDIR: the --json documents of a host with an RDMA
-# port (tests/unit/json-fake.c) are valid against doc/ib-hook.schema.json
+# port (tests/unit/host/json-fake.c) are valid against doc/ib-hook.schema.json
 # (strictly, tests/validate-json.py), and --status names the port. TAP.
 prog=$1 src=$2
 command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 
 #include "kernel.h"
+#include "route.h"
+#include "rule.h"
 
 enum fake_call {
 	FAKE_ROUTE_ADD,

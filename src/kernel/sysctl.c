@@ -7,9 +7,27 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
 #include "ip.h"
 #include "sysctl.h"
+
+static const char *const sysctl_names[IBH_SYSCTL_MAX] = {
+	[IBH_SYSCTL_ARP_IGNORE] = "arp_ignore",
+	[IBH_SYSCTL_ARP_ANNOUNCE] = "arp_announce",
+	[IBH_SYSCTL_RP_FILTER] = "rp_filter",
+	[IBH_SYSCTL_ACCEPT_LOCAL] = "accept_local",
+};
+
+const char *sysctl_name(enum ibh_sysctl key)
+{
+	return sysctl_names[key];
+}
+
+const char *ipoib_mode_name(enum ibh_ipoib_mode m)
+{
+	return m == IBH_IPOIB_CONNECTED	 ? "connected"
+	       : m == IBH_IPOIB_DATAGRAM ? "datagram"
+					 : "keep";
+}
 
 /* the file's first line, without its newline */
 static int read_line(const char *path, char *buf, size_t size)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "sysctl.h"
 
 static int parse(struct ibh_config *c, const char *text, struct ibh_config_error *err)
 {
