@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "render.h"
 #include "report.h"
 
 /* report.c brings the whole of --status: the join only needs a JSON string written */

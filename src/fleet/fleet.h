@@ -103,6 +103,16 @@ enum fleet_cause {
 	FLEET_CAUSE_MAX,
 };
 
+/* a verdict or cause: its word, what it means, its colour on the HTML page */
+struct fleet_cause_info {
+	enum fleet_cause cause;
+	const char *word;
+	const char *meaning;
+	const char *colour;
+};
+/* every verdict, then the causes in the order they are looked for */
+extern const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX];
+
 /* one directed port pair: its verdict, and where its cause lies */
 struct fleet_cell {
 	enum fleet_cause cause;
@@ -125,12 +135,3 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 	       size_t *ret_error);
 /* the verdict of the pair from port from to port to */
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret);
-
-enum fleet_format {
-	FLEET_TEXT,
-	FLEET_JSON,
-	FLEET_HTML,
-};
-
-/* the matrix in format: 0 when no pair is not ok, 1 when one is, -ENOMEM */
-int fleet_print(const struct fleet *f, enum fleet_format format, FILE *out);

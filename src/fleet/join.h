@@ -2,7 +2,7 @@
 /*
  * --join, step 3 of the fleet view (SPEC 10): the joined inventory and the
  * hosts' answers to --check --fleet, read from files, into the matrix
- * (fleet.c) as text, JSON or one HTML page.
+ * (fleet.c) as text, JSON or one HTML page (render.h).
  */
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "fleet.h"
+#include "render.h"
 
 /* the whole of path ("-": stdin), NUL-terminated; negative errno */
 int join_read_file(const char *path, char **ret);

@@ -33,7 +33,9 @@ LAYERS = [
     ("host", "orchestration", ["engine"]),
     ("host", "the watcher", ["watch"]),
     ("fleet", "the join", ["fleet"]),
-    ("fleet", "renderers", ["render", "render-text", "render-json", "render-html"]),
+    ("fleet", "the matrix", ["matrix"]),
+    ("fleet", "renderers", ["render-text", "render-json", "render-html"]),
+    ("fleet", "rendering", ["render"]),
     ("fleet", "the fleet view", ["arp", "inventory", "join", "probe"]),
     ("", "the program", ["main"]),
 ]

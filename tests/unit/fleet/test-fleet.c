@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "fleet.h"
+#include "render.h"
 #include "json.h"
 
 /* hosts a and b with ports ib0 and ib1, 10.0.H.P/16, MAC 02:00:00:00:0H:0P (a=1, b=2) */

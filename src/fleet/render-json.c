@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* the fleet view as one JSON document (doc/ib-hook-fleet.schema.json) */
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "fleet.h"
+#include "matrix.h"
+#include "render-json.h"
+#include "report.h"
+
+static void json_port(FILE *out, const char *key, const struct fleet_port *p)
+{
+	fprintf(out, "\"%s\":{\"host\":", key);
+	report_json_string(out, p->host);
+	fprintf(out, ",\"interface\":");
+	report_json_string(out, p->ifname);
+	fprintf(out, "}");
+}
+
+void render_json(const struct fleet *f, const struct fleet_matrix *m, const struct fleet_group *g,
+		 size_t n_groups, FILE *out)
+{
+	bool first = true;
+
+	fprintf(out,
+		"{\"version\":1,\"summary\":{\"pairs\":%zu,\"ok\":%zu,\"not_ok\":%zu,\"local\":%zu,"
+		"\"unknown\":%zu},\"pairs\":[",
+		m->n, m->ok, m->not_ok, m->local, m->unknown);
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t j = 0; j < f->n_ports; j++) {
+			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+
+			if (i == j)
+				continue;
+			fprintf(out, "%s{", first ? "" : ",");
+			json_port(out, "from", &f->ports[i]);
+			fprintf(out, ",");
+			json_port(out, "to", &f->ports[j]);
+			fprintf(out, ",\"verdict\":\"%s\"", fleet_cause_word(c->cause));
+			if (matrix_failing(c)) {
+				fprintf(out, ",");
+				json_port(out, "at", &f->ports[c->at]);
+				fprintf(out, ",\"why\":");
+				report_json_string(out, c->why);
+			}
+			fprintf(out, "}");
+			first = false;
+		}
+	fprintf(out, "],\"causes\":[");
+	for (size_t k = 0; k < n_groups; k++) {
+		fprintf(out, "%s{\"cause\":\"%s\",", k ? "," : "", fleet_cause_word(g[k].cause));
+		json_port(out, "at", &f->ports[g[k].at]);
+		fprintf(out, ",\"pairs\":%zu}", g[k].pairs);
+	}
+	fprintf(out, "],\"ok\":%s}\n", m->not_ok || m->unknown ? "false" : "true");
+}
