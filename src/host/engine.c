@@ -56,32 +56,6 @@ int engine_new(const struct ibh_config *c, struct ibh_engine **ret)
 	return 0;
 }
 
-/* "PREFIXglob1 glob2...SUFFIX": the [Match] Name= globs in a message */
-static void globs_text(const struct ibh_config *c, char *buf, size_t size, const char *prefix,
-		       const char *suffix)
-{
-	size_t len;
-
-	snprintf(buf, size, "%s", prefix);
-	for (size_t i = 0; i < c->n_globs; i++) {
-		len = strlen(buf);
-		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
-	}
-	len = strlen(buf);
-	snprintf(buf + len, size - len, "%s", suffix);
-}
-
-/* what finding no managed interface means, for the --status summary */
-static void none_why(const struct ibh_config *c, char *buf, size_t size)
-{
-	if (c->n_globs == 0)
-		snprintf(buf, size,
-			 "no InfiniBand link and no network device of an RDMA port "
-			 "(the default selection; is the driver loaded?)");
-	else
-		globs_text(c, buf, size, "no link matches [Match] Name=", "");
-}
-
 enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req)
 {
 	char why[600];
@@ -89,7 +63,7 @@ enum ibh_result engine_end(struct ibh_engine *e, const struct ibh_request *req)
 
 	if (!e->rep)
 		return IBH_OK;
-	none_why(e->view.config, why, sizeof(why));
+	select_none_why(e->view.config, why, sizeof(why));
 	ok = report_end(e->rep, e->view.record_path, e->view.record.present,
 			req->config_files ? req->config_files : "", why);
 	report_free(e->rep);
@@ -473,17 +447,6 @@ cleanup:
 	return res;
 }
 
-/* why a link is not managed, in words, for --status and the log */
-static void unmanaged_why(const struct ibh_config *c, char *buf, size_t size)
-{
-	if (c->n_globs == 0)
-		snprintf(buf, size,
-			 "not managed: neither InfiniBand nor the network device of an RDMA port");
-	else
-		globs_text(c, buf, size,
-			   "not managed: no [Match] Name= glob matches it (Name=", ")");
-}
-
 /*
  * Taking leftovers back can uncover a main route to delete: a foreign rule
  * may send source-less lookups into a table ib-hook has just emptied, which
@@ -566,7 +529,7 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	} else if (!link_is_managed(e->view.config, &link)) {
 		char why[IBH_MAX_GLOBS * (IBH_MAX_GLOB_LEN + 1) + 96];
 
-		unmanaged_why(e->view.config, why, sizeof(why));
+		select_unmanaged_why(e->view.config, why, sizeof(why));
 		if (req->mode == IBH_MODE_STATUS) {
 			report_unmanaged(e->rep, ifname, why);
 			res = IBH_FAILED;

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <net/if_arp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,4 +86,39 @@ bool link_is_managed(const struct ibh_config *c, const struct ibh_link *l)
 		return false;
 	/* the RDMA netlink failed or was not told (old kernel, seccomp): sysfs knows hardware RoCE */
 	return l->type == ARPHRD_ETHER && kernel->netdev_exists(l->name, "device/infiniband");
+}
+
+/* "PREFIXglob1 glob2...SUFFIX": the [Match] Name= globs in a message */
+static void globs_text(const struct ibh_config *c, char *buf, size_t size, const char *prefix,
+		       const char *suffix)
+{
+	size_t len;
+
+	snprintf(buf, size, "%s", prefix);
+	for (size_t i = 0; i < c->n_globs; i++) {
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", i ? " " : "", c->globs[i]);
+	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "%s", suffix);
+}
+
+void select_none_why(const struct ibh_config *c, char *buf, size_t size)
+{
+	if (c->n_globs == 0)
+		snprintf(buf, size,
+			 "no InfiniBand link and no network device of an RDMA port "
+			 "(the default selection; is the driver loaded?)");
+	else
+		globs_text(c, buf, size, "no link matches [Match] Name=", "");
+}
+
+void select_unmanaged_why(const struct ibh_config *c, char *buf, size_t size)
+{
+	if (c->n_globs == 0)
+		snprintf(buf, size,
+			 "not managed: neither InfiniBand nor the network device of an RDMA port");
+	else
+		globs_text(c, buf, size,
+			   "not managed: no [Match] Name= glob matches it (Name=", ")");
 }

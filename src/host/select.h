@@ -25,3 +25,7 @@ bool select_rdma_decides(int error, const struct ibh_rdma_port *ports, size_t n_
 bool select_rdma_any(void);
 /* ask the kernel again next time (--watch: ports come and go) */
 void select_forget(void);
+/* what finding no managed interface means, for the --status summary */
+void select_none_why(const struct ibh_config *c, char *buf, size_t size);
+/* why a link is not managed, in words, for --status and the log */
+void select_unmanaged_why(const struct ibh_config *c, char *buf, size_t size);
