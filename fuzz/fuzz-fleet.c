@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the fleet view's readers and join (fleet.c, json.c):
- * what they read comes from other hosts. The input is a joined inventory, a
- * NUL, then the hosts' answers. Beyond "no crash, no leak" it checks that a
- * failed read names a byte inside the text, that every probe read names
- * ports of the inventory, and that the join gives every pair one verdict, a
- * failing one at a port of the fleet, in all three renderings.
+ * libFuzzer target for the fleet view's readers and join (fleet.c, json.c)
+ * and its renderers (matrix.c, render*.c): what they read comes from other
+ * hosts. The input is a joined inventory, a NUL, then the hosts' answers.
+ * Beyond "no crash, no leak" it checks that a failed read names a byte
+ * inside the text, that every probe read names ports of the inventory, and
+ * that the join gives every pair one verdict, a failing one at a port of the
+ * fleet, in all three renderings.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -29,19 +29,19 @@ if [ -z "$work" ]; then
 fi
 
 # name@file@sed expression@what it breaks
-mutations='rule@src/plan.c@s/r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);/r = 0;/@no rule is installed
-table-route@src/plan.c@s/r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);/r = 0;/@no prefix route in T(X)
-ipv6-rule@src/plan.c@s/r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);/r = want.src.family == AF_INET6 ? 0 : push_rule(p, IBH_OP_RULE_ADD, \&want, x, o->link.ifindex);/@no IPv6 rule
-refuse-all@src/plan.c@s#^\t/\* before routing: a mode change#\tif (action == IBH_ACTION_APPLY) { refuse(\&p, -EEXIST, "a rule is in the way"); goto done; }\n&#@every apply refused
-arp-sysctl@src/plan.c@s/if (c->sysctl\[k\] == IBH_SYSCTL_KEEP || o->sysctl\[k\] == c->sysctl\[k\])/if (1)/@ARP sysctls not set
-main-restore@src/plan.c@s/} else if (action == IBH_ACTION_REMOVE && c->main_route == IBH_MAIN_DELETE &&/} else if (0 \&\& c->main_route == IBH_MAIN_DELETE \&\&/@MainRoute=delete: main route not given back on remove
-foreign-rule@src/plan.c@s/if (!owner && (link_known(o) || j < 0))/if (0)/@a foreign rule in a table of its own is deleted
-status-exit@src/engine.c@s/return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;/return (void)ok, IBH_OK;/; s/res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/res = v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/@--status exits 0 on drift (both places that say so)
-check-wrong-port@src/check.c@s/because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,/because(l, IBH_CHECK_OK, "the route from %s leaves through %s, not %s", a,/@--check does not report wrong-port
-watch-repair@src/netlink.c@s/^\tev->events++;$/\tev->events++;\n\treturn NL_OK;/@the watcher ignores every notification
-record@src/record.c@/^int record_write(const char \*path, const char \*text)$/{n;s/^{$/{\n\treturn (void)path, (void)text, 0;/}@the record is never written
-json@src/report.c@s/^\tfprintf(f, "]}");$/\tfprintf(f, "]");/@invalid JSON (an unclosed object, every link)
-json-rdma@src/report.c@s/fprintf(f, ",\\"port\\":%u}", o->rdma.port);/fprintf(f, ",\\"port\\":%u", o->rdma.port);/@invalid JSON (unclosed "rdma", only with an RDMA port)'
+mutations='rule@src/host/plan.c@s/r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);/r = 0;/@no rule is installed
+table-route@src/host/plan.c@s/r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &want, x, o->link.ifindex);/r = 0;/@no prefix route in T(X)
+ipv6-rule@src/host/plan.c@s/r = push_rule(p, IBH_OP_RULE_ADD, &want, x, o->link.ifindex);/r = want.src.family == AF_INET6 ? 0 : push_rule(p, IBH_OP_RULE_ADD, \&want, x, o->link.ifindex);/@no IPv6 rule
+refuse-all@src/host/plan.c@s#^\t/\* before routing: a mode change#\tif (action == IBH_ACTION_APPLY) { refuse(\&p, -EEXIST, "a rule is in the way"); goto done; }\n&#@every apply refused
+arp-sysctl@src/host/plan.c@s/if (c->sysctl\[k\] == IBH_SYSCTL_KEEP || o->sysctl\[k\] == c->sysctl\[k\])/if (1)/@ARP sysctls not set
+main-restore@src/host/plan.c@s/} else if (action == IBH_ACTION_REMOVE && c->main_route == IBH_MAIN_DELETE &&/} else if (0 \&\& c->main_route == IBH_MAIN_DELETE \&\&/@MainRoute=delete: main route not given back on remove
+foreign-rule@src/host/plan.c@s/if (!owner && (link_known(o) || j < 0))/if (0)/@a foreign rule in a table of its own is deleted
+status-exit@src/host/engine.c@s/return ok || req->mode != IBH_MODE_STATUS ? IBH_OK : IBH_FAILED;/return (void)ok, IBH_OK;/; s/res = v == IBH_VERDICT_DRIFT || v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/res = v == IBH_VERDICT_REFUSED ? IBH_FAILED : IBH_OK;/@--status exits 0 on drift (both places that say so)
+check-wrong-port@src/host/check.c@s/because(l, IBH_CHECK_WRONG_PORT, "the route from %s leaves through %s, not %s", a,/because(l, IBH_CHECK_OK, "the route from %s leaves through %s, not %s", a,/@--check does not report wrong-port
+watch-repair@src/kernel/netlink.c@s/^\tev->events++;$/\tev->events++;\n\treturn NL_OK;/@the watcher ignores every notification
+record@src/host/record.c@/^int record_write(const char \*path, const char \*text)$/{n;s/^{$/{\n\treturn (void)path, (void)text, 0;/}@the record is never written
+json@src/host/report.c@s/^\tfprintf(f, "]}");$/\tfprintf(f, "]");/@invalid JSON (an unclosed object, every link)
+json-rdma@src/host/report.c@s/fprintf(f, ",\\"port\\":%u}", o->rdma.port);/fprintf(f, ",\\"port\\":%u", o->rdma.port);/@invalid JSON (unclosed "rdma", only with an RDMA port)'
 
 want=${*:-$(printf '%s\n' "$mutations" | cut -d@ -f1)}
 files=$(cd "$top" && git ls-files)

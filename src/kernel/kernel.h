@@ -3,7 +3,7 @@
  * The one seam to the kernel: everything ib-hook asks of the kernel or tells
  * it (rtnetlink, the RDMA netlink, /proc/sys, sysfs) goes through the
  * functions of *kernel. kernel-linux.c is the real kernel; the unit tests put
- * a stand-in in its place (tests/unit/fake-kernel.c), as OpenWrt's netifd has
+ * a stand-in in its place (tests/unit/host/fake-kernel.c), as OpenWrt's netifd has
  * system-linux.c and system-dummy.c behind system.h.
  */
 #pragma once

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * json-fake MODE: one --json document of memserver34 on the fake kernel
- * (tests/unit/fake-kernel.c), ib0 with the RDMA port mlx5_0 port 1, for
+ * (tests/unit/host/fake-kernel.c), ib0 with the RDMA port mlx5_0 port 1, for
  * json-fake.sh to validate against doc/ib-hook.schema.json: a host with an
  * RDMA port has members no namespace test can show (no RDMA device there).
  *   status        --status --json, never applied (drift)

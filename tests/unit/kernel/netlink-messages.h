@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Messages captured from Linux 6.18 (ip rule/route dumps in a namespace), as
- * hex. tests/unit/test-netlink.c says what each one is.
+ * hex. tests/unit/kernel/test-netlink.c says what each one is.
  */
 #pragma once
 

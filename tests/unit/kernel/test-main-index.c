@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The watcher's index of main's routes through the managed links
- * (src/main-index.c): it answers what a dump of main filtered by device
+ * (src/kernel/main-index.c): it answers what a dump of main filtered by device
  * would, after each notification, or it no longer knows the link (which is
  * then read from main again). Never a stale route, never a lost one.
  */
