@@ -873,16 +873,16 @@ static bool can_talk(const struct fleet *f, const struct fleet_probe *p)
 }
 
 /*
- * A port pair is judged by the pairs of its addresses that can talk
- * (can_talk); where none can, by all of them, so that a route that leaves
- * through the wrong port is still found (issue 38: a second address in a
+ * A port pair is judged, in each family, by the pairs of its addresses that
+ * can talk (can_talk); where none can, by all of that family, so that a
+ * route that leaves through the wrong port is still found (issue 38: a second address in a
  * subnet the other ports lack made working pairs wrong-port).
  */
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	size_t first, n = probes_between(f, from, to, &first);
-	bool local = strcmp(a->host, b->host) == 0, any = false;
+	bool local = strcmp(a->host, b->host) == 0, any4 = false, any6 = false;
 
 	memset(ret, 0, sizeof(*ret));
 	if (local && (!b->local_delivery || (a->reported && !n))) {
@@ -895,11 +895,16 @@ void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cel
 	stale_because(b, to, ret);
 	port_down(a, from, ret);
 	port_down(b, to, ret);
-	for (size_t i = first; i < first + n && !any; i++)
-		any = can_talk(f, &f->probes[i]);
-	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++)
-		if (!any || can_talk(f, &f->probes[i]))
-			(local ? judge_local : judge_probe)(f, &f->probes[i], ret);
+	/* each family on its own: an IPv4 pair that talks says nothing of IPv6's route */
+	for (size_t i = first; i < first + n; i++)
+		if (can_talk(f, &f->probes[i]))
+			*(f->probes[i].src.family == AF_INET ? &any4 : &any6) = true;
+	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++) {
+		const struct fleet_probe *p = &f->probes[i];
+
+		if (!(p->src.family == AF_INET ? any4 : any6) || can_talk(f, p))
+			(local ? judge_local : judge_probe)(f, p, ret);
+	}
 	if (!n)
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
 			a->reported ? "checked no address of a common family" : "sent no answers");
