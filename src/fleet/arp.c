@@ -23,7 +23,6 @@
 
 #define ARP_REQUEST 1
 #define ARP_REPLY   2
-#define SOCKETS_MAX 64
 /*
  * A fleet's requests all go out at once and are flooded to every port: a
  * receiver's backlog may drop some. Unanswered requests go again, as the
@@ -123,12 +122,17 @@ static void take_reply(const uint8_t *pkt, size_t len, int ifindex, struct arp_p
 
 int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
 {
-	struct pollfd fds[SOCKETS_MAX];
-	int ifindex[SOCKETS_MAX];
+	/* a socket per port of the probes: as many as there are, at most one per probe */
+	struct pollfd *fds = calloc(n + 1, sizeof(*fds));
+	int *ifindex = calloc(n + 1, sizeof(*ifindex));
 	size_t n_fds = 0;
 	long deadline = now_ms() + timeout_ms, settled = -1, resend = now_ms() + RESEND_MS;
 	int r = 0;
 
+	if (!fds || !ifindex) {
+		r = -ENOMEM;
+		goto cleanup;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
@@ -139,10 +143,6 @@ int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
 						  .sll_protocol = htons(ETH_P_ARP),
 						  .sll_ifindex = p[i].ifindex };
 
-			if (n_fds == SOCKETS_MAX) {
-				r = -EMFILE;
-				goto cleanup;
-			}
 			fds[k].fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 					   htons(ETH_P_ARP));
 			fds[k].events = POLLIN;
@@ -198,5 +198,7 @@ cleanup:
 	for (size_t k = 0; k < n_fds; k++)
 		if (fds[k].fd >= 0)
 			close(fds[k].fd);
+	free(fds);
+	free(ifindex);
 	return r;
 }

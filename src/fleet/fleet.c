@@ -28,6 +28,8 @@ const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX] = {
 	{ FLEET_LOCAL, "local",
 	  "both ports on one host, which does not set AcceptLocal: not judged", "#d0d0d0" },
 	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
+	{ FLEET_STALE, "stale",
+	  "the inventory lists an address the port does not hold now: take it again", "#cddc39" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
 	{ FLEET_NO_GID, "no-gid", "the RoCE port holds no GID for the address", "#607d8b" },
 	{ FLEET_NO_ROUTE, "no-route", "no route from the source address", "#795548" },
@@ -53,29 +55,124 @@ const char *fleet_cause_word(enum fleet_cause c)
 	return "?";
 }
 
+static void index_free(struct fleet *f)
+{
+	free(f->by_name);
+	free(f->by_hwaddr);
+	f->by_name = f->by_hwaddr = NULL;
+	f->n_indexed = 0;
+}
+
 void fleet_free(struct fleet *f)
 {
+	for (size_t i = 0; i < f->n_ports; i++)
+		free(f->ports[i].addrs);
 	free(f->ports);
 	free(f->probes);
 	free(f->reported);
+	free(f->portless);
+	index_free(f);
 	memset(f, 0, sizeof(*f));
+}
+
+static int name_cmp(const struct fleet_port *a, const char *host, const char *ifname)
+{
+	int c = strcmp(a->host, host);
+
+	return c ? c : strcmp(a->ifname, ifname);
+}
+
+static int by_name_cmp(const void *x, const void *y)
+{
+	const struct fleet_port *a = *(const struct fleet_port *const *)x,
+				*b = *(const struct fleet_port *const *)y;
+
+	return name_cmp(a, b->host, b->ifname);
+}
+
+static int by_hwaddr_cmp(const void *x, const void *y)
+{
+	const struct fleet_port *a = *(const struct fleet_port *const *)x,
+				*b = *(const struct fleet_port *const *)y;
+	int c = strcasecmp(a->hwaddr, b->hwaddr);
+
+	/* ties (a hardware address twice) by position: the first port, as a linear look-up */
+	return c ? c : a < b ? -1 : a > b;
+}
+
+/*
+ * Sorted look-ups by host and name, and by hardware address, and each port's
+ * host span (a host's ports are contiguous: one inventory document each, and
+ * fleet_sort is stable): the join stays within the square of the ports
+ * (issue 38), where linear look-ups per probe made it the cube.
+ */
+int fleet_index(struct fleet *f)
+{
+	index_free(f);
+	f->by_name = malloc((f->n_ports + 1) * sizeof(*f->by_name));
+	f->by_hwaddr = malloc((f->n_ports + 1) * sizeof(*f->by_hwaddr));
+	if (!f->by_name || !f->by_hwaddr) {
+		index_free(f);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < f->n_ports; i++)
+		f->by_name[i] = f->by_hwaddr[i] = &f->ports[i];
+	if (f->n_ports) {
+		qsort(f->by_name, f->n_ports, sizeof(*f->by_name), by_name_cmp);
+		qsort(f->by_hwaddr, f->n_ports, sizeof(*f->by_hwaddr), by_hwaddr_cmp);
+	}
+	for (size_t i = 0, n; i < f->n_ports; i += n) {
+		bool routed = false;
+
+		for (n = 0;
+		     i + n < f->n_ports && strcmp(f->ports[i + n].host, f->ports[i].host) == 0; n++)
+			routed |= f->ports[i + n].routed;
+		for (size_t k = i; k < i + n; k++) {
+			f->ports[k].host_first = i;
+			f->ports[k].host_n = n;
+			f->ports[k].host_routed = routed;
+		}
+	}
+	f->n_indexed = f->n_ports;
+	return 0;
 }
 
 int fleet_port_find(const struct fleet *f, const char *host, const char *ifname, size_t *ret)
 {
-	for (size_t i = 0; i < f->n_ports; i++)
-		if (strcmp(f->ports[i].host, host) == 0 &&
-		    strcmp(f->ports[i].ifname, ifname) == 0) {
-			*ret = i;
+	size_t lo = 0, hi = f->n_indexed;
+
+	if (f->n_indexed != f->n_ports) {
+		for (size_t i = 0; i < f->n_ports; i++)
+			if (name_cmp(&f->ports[i], host, ifname) == 0) {
+				*ret = i;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = name_cmp(f->by_name[mid], host, ifname);
+
+		if (c == 0) {
+			*ret = (size_t)(f->by_name[mid] - f->ports);
 			return 0;
 		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -ENOENT;
 }
 
 static bool host_known(const struct fleet *f, const char *host)
 {
+	/* once per document: hosts x ports in all, within the square */
 	for (size_t i = 0; i < f->n_ports; i++)
 		if (strcmp(f->ports[i].host, host) == 0)
+			return true;
+	for (size_t i = 0; i < f->n_portless; i++)
+		if (strcmp(f->portless[i], host) == 0)
 			return true;
 	return false;
 }
@@ -122,11 +219,11 @@ static int gids_of(const struct json *rdma, struct fleet_port *p)
 
 		if (!a || ip_from_record(a, &ip, true) < 0)
 			return -EINVAL;
-		while (k < p->n_addrs && !ip_same_address(&p->addrs[k], &ip))
+		while (k < p->n_addrs && !ip_same_address(&p->addrs[k].ip, &ip))
 			k++;
 		if (k == p->n_addrs)
 			return -EINVAL;
-		p->gid[k] = true;
+		p->addrs[k].gid = true;
 	}
 	return 0;
 }
@@ -139,14 +236,18 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 	if (!copy(p->host, sizeof(p->host), host) ||
 	    !copy(p->ifname, sizeof(p->ifname), json_get_string(o, "interface")) ||
 	    !copy(p->hwaddr, sizeof(p->hwaddr), json_get_string(o, "hwaddr")) || !*p->hwaddr ||
-	    !addrs || addrs->type != JSON_ARRAY || addrs->n_items > FLEET_ADDRS_MAX)
+	    !addrs || addrs->type != JSON_ARRAY)
 		return -EINVAL;
+	/* as many as the port holds: no limit the writer does not have */
+	p->addrs = calloc(addrs->n_items + 1, sizeof(*p->addrs));
+	if (!p->addrs)
+		return -ENOMEM;
+	p->n_addrs = addrs->n_items;
 	for (size_t i = 0; i < addrs->n_items; i++) {
 		if (addrs->items[i]->type != JSON_STRING ||
-		    ip_from_record(addrs->items[i]->s, &p->addrs[i], true) < 0)
+		    ip_from_record(addrs->items[i]->s, &p->addrs[i].ip, true) < 0)
 			return -EINVAL;
 	}
-	p->n_addrs = addrs->n_items;
 	p->up = json_get_bool(o, "up", false);
 	p->routed = json_get_bool(o, "routed", false);
 	p->arp_ignore = sysctl_of(o, "arp_ignore");
@@ -176,13 +277,23 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc)
 		return -EINVAL;
 	if (host_known(f, host))
 		return -EEXIST;
+	if (ports->n_items == 0) {
+		/* a host with no port is one whose pairs nobody sees: the join says so */
+		r = array_grow(&f->portless, &f->cap_portless, f->n_portless, sizeof(*f->portless),
+			       8);
+		if (r < 0)
+			return r;
+		copy(f->portless[f->n_portless++], sizeof(f->portless[0]), host);
+	}
 	for (size_t i = 0; i < ports->n_items; i++) {
 		r = array_grow(&f->ports, &f->cap_ports, f->n_ports, sizeof(*f->ports), 64);
 		if (r < 0)
 			return r;
 		r = port_of(ports->items[i], host, &f->ports[f->n_ports]);
-		if (r < 0)
+		if (r < 0) {
+			free(f->ports[f->n_ports].addrs);
 			return r;
+		}
 		f->n_ports++;
 	}
 	return 0;
@@ -205,8 +316,12 @@ static int probe_of(const struct fleet *f, const char *host, const struct json *
 	    ip_from_record(json_get_string(o, "peer"), &p->dst, false) < 0)
 		return -EINVAL;
 	if (dev) {
+		const char *via = json_get_string(o, "route_via");
+
 		p->route = copy(p->route_dev, sizeof(p->route_dev), dev);
 		p->route_table = uint32_of(o, "route_table");
+		if (via && ip_from_record(via, &p->route_via, false) < 0)
+			return -EINVAL;
 	}
 	if (arp && arp->type == JSON_ARRAY) {
 		p->probed = true;
@@ -248,10 +363,19 @@ static int natural_cmp(const char *a, const char *b)
 	return (unsigned char)*a - (unsigned char)*b;
 }
 
+static int port_host_cmp(const void *x, const void *y)
+{
+	const struct fleet_port *a = *(const struct fleet_port *const *)x,
+				*b = *(const struct fleet_port *const *)y;
+	int c = natural_cmp(a->host, b->host);
+
+	return c ? c : a < b ? -1 : a > b;
+}
+
 int fleet_sort(struct fleet *f)
 {
 	struct fleet_port *sorted;
-	size_t *order;
+	const struct fleet_port **order;
 
 	if (f->n_probes)
 		return -EBUSY;
@@ -262,23 +386,18 @@ int fleet_sort(struct fleet *f)
 		free(order);
 		return -ENOMEM;
 	}
-	/* insertion: stable, so a host's ports keep the order its inventory gave them */
-	for (size_t i = 0; i < f->n_ports; i++) {
-		size_t k = i;
-
-		while (k > 0 && natural_cmp(f->ports[order[k - 1]].host, f->ports[i].host) > 0) {
-			order[k] = order[k - 1];
-			k--;
-		}
-		order[k] = i;
-	}
+	/* stable (by position on ties), so a host's ports keep the order its inventory gave them */
 	for (size_t i = 0; i < f->n_ports; i++)
-		sorted[i] = f->ports[order[i]];
+		order[i] = &f->ports[i];
+	if (f->n_ports)
+		qsort(order, f->n_ports, sizeof(*order), port_host_cmp);
+	for (size_t i = 0; i < f->n_ports; i++)
+		sorted[i] = *order[i];
 	free(order);
 	free(f->ports);
 	f->ports = sorted;
 	f->cap_ports = f->n_ports + 1;
-	return 0;
+	return fleet_index(f);
 }
 
 /* by source port, destination port, then addresses: an order that does not depend on the input's */
@@ -297,9 +416,64 @@ static int probe_cmp(const void *x, const void *y)
 	return memcmp(a->dst.a, b->dst.a, sizeof(a->dst.a));
 }
 
+/* the first port of host (by the index), or -ENOENT */
+static int fleet_port_find_host(struct fleet *f, const char *host, size_t *ret)
+{
+	size_t lo = 0, hi;
+	int r = 0;
+
+	if (f->n_indexed != f->n_ports)
+		r = fleet_index(f);
+	if (r < 0)
+		return r;
+	hi = f->n_indexed;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(f->by_name[mid]->host, host) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == f->n_indexed || strcmp(f->by_name[lo]->host, host) != 0)
+		return -ENOENT;
+	*ret = f->by_name[lo]->host_first;
+	return 0;
+}
+
+/*
+ * The addresses a host found, checking, that the inventory lists on a port
+ * that does not hold them now (its own, or another host's that it holds):
+ * the pairs of that port are stale, not judged by what the address did
+ */
+static int stale_of(struct fleet *f, const struct json *stale)
+{
+	if (!stale)
+		return 0;
+	if (stale->type != JSON_ARRAY)
+		return -EINVAL;
+	for (size_t i = 0; i < stale->n_items; i++) {
+		const char *h = json_get_string(stale->items[i], "host"),
+			   *name = json_get_string(stale->items[i], "interface"),
+			   *a = json_get_string(stale->items[i], "address");
+		struct ibh_ip ip;
+		size_t at;
+
+		if (!h || !name || !a || ip_from_record(a, &ip, true) < 0)
+			return -EINVAL;
+		/* a port the inventory does not have: the one read here is even older */
+		if (fleet_port_find(f, h, name, &at) < 0)
+			continue;
+		for (size_t k = 0; k < f->ports[at].n_addrs; k++)
+			if (ip_same_address(&f->ports[at].addrs[k].ip, &ip))
+				f->ports[at].addrs[k].stale = true;
+	}
+	return 0;
+}
+
 int fleet_add_probes(struct fleet *f, const struct json *doc)
 {
-	size_t start = f->n_probes;
+	size_t start = f->n_probes, first = 0;
 	const char *host = json_get_string(doc, "host");
 	const struct json *probes = json_get(doc, "probes");
 	int r;
@@ -316,6 +490,12 @@ int fleet_add_probes(struct fleet *f, const struct json *doc)
 	if (!copy(f->reported[f->n_reported], sizeof(f->reported[0]), host))
 		return -EINVAL;
 	f->n_reported++;
+	r = fleet_port_find_host(f, host, &first);
+	for (size_t i = first; r == 0 && i < first + f->ports[first].host_n; i++)
+		f->ports[i].reported = true;
+	r = stale_of(f, json_get(doc, "stale"));
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < probes->n_items; i++) {
 		r = array_grow(&f->probes, &f->cap_probes, f->n_probes, sizeof(*f->probes), 256);
 		if (r < 0)
@@ -350,7 +530,7 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 
 		r = json_parse(p, &end, &at, &doc);
 		if (r == -ENODATA)
-			return 0;
+			return f->n_indexed == f->n_ports ? 0 : fleet_index(f);
 		if (r == 0) {
 			r = add(f, doc);
 			json_free(doc);
@@ -361,23 +541,6 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 		}
 		p = end;
 	}
-}
-
-static bool reported(const struct fleet *f, const char *host)
-{
-	for (size_t i = 0; i < f->n_reported; i++)
-		if (strcmp(f->reported[i], host) == 0)
-			return true;
-	return false;
-}
-
-/* some port of host is routed by ib-hook: a port that is not has drifted */
-static bool host_routed(const struct fleet *f, const char *host)
-{
-	for (size_t i = 0; i < f->n_ports; i++)
-		if (strcmp(f->ports[i].host, host) == 0 && f->ports[i].routed)
-			return true;
-	return false;
 }
 
 static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, const char *fmt, ...)
@@ -396,15 +559,31 @@ static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, con
 	va_end(ap);
 }
 
-/* the port whose hardware address is hw, or -ENOENT */
+/* the port whose hardware address is hw (the first, if several have it), or -ENOENT */
 static int port_by_hwaddr(const struct fleet *f, const char *hw, size_t *ret)
 {
-	for (size_t i = 0; i < f->n_ports; i++)
-		if (strcasecmp(f->ports[i].hwaddr, hw) == 0) {
-			*ret = i;
-			return 0;
-		}
-	return -ENOENT;
+	size_t lo = 0, hi = f->n_indexed;
+
+	if (f->n_indexed != f->n_ports) {
+		for (size_t i = 0; i < f->n_ports; i++)
+			if (strcasecmp(f->ports[i].hwaddr, hw) == 0) {
+				*ret = i;
+				return 0;
+			}
+		return -ENOENT;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcasecmp(f->by_hwaddr[mid]->hwaddr, hw) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == f->n_indexed || strcasecmp(f->by_hwaddr[lo]->hwaddr, hw) != 0)
+		return -ENOENT;
+	*ret = (size_t)(f->by_hwaddr[lo] - f->ports);
+	return 0;
 }
 
 /* the probes from port from to port to: *ret_first and how many */
@@ -455,7 +634,7 @@ static enum fleet_cause route_fault(const struct fleet *f, const struct fleet_pr
 
 	if (p->route && strcmp(p->route_dev, port->ifname) == 0)
 		return FLEET_OK;
-	if (!host_routed(f, port->host))
+	if (!port->host_routed)
 		return FLEET_NOT_APPLIED;
 	if (!port->routed)
 		return FLEET_NO_RULE;
@@ -506,8 +685,7 @@ static bool judge_answers(const struct fleet *f, const struct fleet_probe *p, st
 				d, p->answers[i]);
 			break;
 		}
-		because(c, host_routed(f, f->ports[at].host) ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED,
-			at,
+		because(c, f->ports[at].host_routed ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED, at,
 			"%s of %s answers ARP for %s (an address of %s) with its own hardware "
 			"address (arp_ignore=%d, arp_filter=%d)",
 			f->ports[at].ifname, f->ports[at].host, d, to->ifname,
@@ -521,8 +699,8 @@ static bool judge_answers(const struct fleet *f, const struct fleet_probe *p, st
 static bool gid_missing(const struct fleet_port *port, const struct ibh_ip *a)
 {
 	for (size_t k = 0; port->roce && k < port->n_addrs; k++)
-		if (ip_same_address(&port->addrs[k], a))
-			return !port->gid[k];
+		if (ip_same_address(&port->addrs[k].ip, a))
+			return !port->addrs[k].gid;
 	return false;
 }
 
@@ -646,25 +824,88 @@ static void port_down(const struct fleet_port *p, size_t i, struct fleet_cell *c
 			p->host, p->rdma_state);
 }
 
+/* an address of p the inventory lists and p does not hold now: p's pairs are not judged */
+static void stale_because(const struct fleet_port *p, size_t i, struct fleet_cell *c)
+{
+	char a[64];
+
+	for (size_t k = 0; k < p->n_addrs; k++)
+		if (p->addrs[k].stale) {
+			because(c, FLEET_STALE, i,
+				"the inventory lists %s on %s of %s, which does not hold it now: "
+				"the inventory is stale (take it again)",
+				ip_to_string(&p->addrs[k].ip, a, sizeof(a), true), p->ifname,
+				p->host);
+			return;
+		}
+}
+
+bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
+{
+	struct ibh_ip x = *addr, pa, px;
+
+	if (a->family != addr->family)
+		return false;
+	x.len = a->len;
+	ip_prefix(&pa, a);
+	ip_prefix(&px, &x);
+	return ip_equal(&pa, &px);
+}
+
+/*
+ * The addresses of p can talk: the destination is in the source's prefix (as
+ * the source port lists it), or the route from the source goes through a
+ * gateway in it (routed rails). A source address in another subnet than the
+ * destination and without a gateway there (a second address of a port, in a
+ * subnet no other port has) reaches it only through another port's prefix
+ * route: no pair of addresses a port pair talks by.
+ */
+static bool can_talk(const struct fleet *f, const struct fleet_probe *p)
+{
+	const struct fleet_port *from = &f->ports[p->from];
+
+	for (size_t k = 0; k < from->n_addrs; k++)
+		if (ip_same_address(&from->addrs[k].ip, &p->src))
+			return fleet_in_prefix(&from->addrs[k].ip, &p->dst) ||
+			       (p->route_via.family &&
+				fleet_in_prefix(&from->addrs[k].ip, &p->route_via));
+	return true;
+}
+
+/*
+ * A port pair is judged, in each family, by the pairs of its addresses that
+ * can talk (can_talk); where none can, by all of that family, so that a
+ * route that leaves through the wrong port is still found (issue 38: a second address in a
+ * subnet the other ports lack made working pairs wrong-port).
+ */
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	size_t first, n = probes_between(f, from, to, &first);
-	bool local = strcmp(a->host, b->host) == 0;
+	bool local = strcmp(a->host, b->host) == 0, any4 = false, any6 = false;
 
 	memset(ret, 0, sizeof(*ret));
-	if (local && (!b->local_delivery || (reported(f, a->host) && !n))) {
+	if (local && (!b->local_delivery || (a->reported && !n))) {
 		because(ret, FLEET_LOCAL, from, "both ports on %s%s", a->host,
 			b->local_delivery ? ", no IPv4 address of one prefix: not judged"
 					  : ", which does not set AcceptLocal");
 		return;
 	}
+	stale_because(a, from, ret);
+	stale_because(b, to, ret);
 	port_down(a, from, ret);
 	port_down(b, to, ret);
-	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++)
-		(local ? judge_local : judge_probe)(f, &f->probes[i], ret);
+	/* each family on its own: an IPv4 pair that talks says nothing of IPv6's route */
+	for (size_t i = first; i < first + n; i++)
+		if (can_talk(f, &f->probes[i]))
+			*(f->probes[i].src.family == AF_INET ? &any4 : &any6) = true;
+	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++) {
+		const struct fleet_probe *p = &f->probes[i];
+
+		if (!(p->src.family == AF_INET ? any4 : any6) || can_talk(f, p))
+			(local ? judge_local : judge_probe)(f, p, ret);
+	}
 	if (!n)
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
-			reported(f, a->host) ? "checked no address of a common family"
-					     : "sent no answers");
+			a->reported ? "checked no address of a common family" : "sent no answers");
 }

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <limits.h>
 #include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,10 +19,27 @@
 
 struct json;
 
-#define FLEET_NAME_MAX	  64
-#define FLEET_ADDRS_MAX	  8
+/*
+ * Every size here is at least what the writer of the documents can write
+ * (issue 38): a host name of HOST_NAME_MAX bytes (gethostname), an RDMA
+ * device name of IB_DEVICE_NAME_MAX - 1, a hardware address of the kernel's
+ * MAX_ADDR_LEN (32 bytes: 95 characters), the ARP answers arp.c keeps. A
+ * port's addresses have no limit: as many as it holds.
+ */
+#define FLEET_NAME_MAX	  (HOST_NAME_MAX + 1)
+#define FLEET_DEV_MAX	  64 /* IB_DEVICE_NAME_MAX */
 #define FLEET_ANSWERS_MAX 4
-#define FLEET_HWADDR_MAX  64 /* an IPoIB address is 20 bytes: 59 characters */
+#define FLEET_HWADDR_MAX  (3 * 32) /* MAX_ADDR_LEN bytes as aa:bb:...; IPoIB's 20: 59 */
+#define FLEET_STATE_MAX	  64	   /* an RDMA port's state as sysfs says it */
+
+/* one address of a port, with its prefix length */
+struct fleet_addr {
+	struct ibh_ip ip;
+	/* a RoCE port holds a GID for it (RDMA needs one for each address) */
+	bool gid;
+	/* the port's host said, checking, that the port no longer holds it: the inventory is stale */
+	bool stale;
+};
 
 /* one port of one host, as its --inventory says */
 struct fleet_port {
@@ -29,7 +47,7 @@ struct fleet_port {
 	char ifname[IF_NAMESIZE];
 	char hwaddr[FLEET_HWADDR_MAX];
 	bool up;
-	struct ibh_ip addrs[FLEET_ADDRS_MAX]; /* with their prefix length */
+	struct fleet_addr *addrs; /* its own allocation: fleet_free */
 	size_t n_addrs;
 	/* a rule sends traffic from every address to a table of its own (ib-hook applied) */
 	bool routed;
@@ -38,14 +56,19 @@ struct fleet_port {
 	/* its host's configuration sets AcceptLocal: pairs from the host's other ports are judged */
 	bool local_delivery;
 	bool rdma;
-	char rdma_dev[FLEET_NAME_MAX];
+	char rdma_dev[FLEET_DEV_MAX];
 	uint32_t rdma_port;
-	char rdma_state[32];
-	/* a RoCE port (link layer Ethernet): RDMA needs a GID for each address, gid[i] for addrs[i] */
+	char rdma_state[FLEET_STATE_MAX];
+	/* a RoCE port (link layer Ethernet): RDMA needs a GID for each address (addrs[i].gid) */
 	bool roce;
-	bool gid[FLEET_ADDRS_MAX];
 	/* its probes in fleet.probes: contiguous, by destination port (fleet_add_probes) */
 	size_t probes_first, n_probes;
+	/* its host's ports: ports[host_first] on, host_n of them (fleet_index) */
+	size_t host_first, host_n;
+	/* some port of its host is routed by ib-hook (fleet_index) */
+	bool host_routed;
+	/* its host's answers (step 2) were read */
+	bool reported;
 };
 
 enum fleet_cm {
@@ -61,6 +84,7 @@ struct fleet_probe {
 	bool route; /* the kernel has a route from src to dst */
 	char route_dev[IF_NAMESIZE];
 	uint32_t route_table;
+	struct ibh_ip route_via; /* its gateway; family 0: none (or an earlier ib-hook's answer) */
 	/* dst is in src's prefix: ARP asks for dst itself (else for a gateway: not probed) */
 	bool onlink;
 	bool probed; /* an ARP request went out (IPv4, on link, port up) */
@@ -69,7 +93,7 @@ struct fleet_probe {
 	size_t n_answers;
 	/* what RDMA CM answered from src to dst, asked where the source port has an RDMA device */
 	enum fleet_cm cm;
-	char cm_dev[FLEET_NAME_MAX]; /* the device and port it resolved to */
+	char cm_dev[FLEET_DEV_MAX]; /* the device and port it resolved to */
 	uint32_t cm_port;
 	char cm_error[128]; /* why it did not */
 };
@@ -82,6 +106,12 @@ struct fleet {
 	/* hosts whose step 2 was read */
 	char (*reported)[FLEET_NAME_MAX];
 	size_t n_reported, cap_reported;
+	/* hosts whose inventory lists no port: nothing of them can be judged */
+	char (*portless)[FLEET_NAME_MAX];
+	size_t n_portless, cap_portless;
+	/* the ports by host and name, and by hardware address (fleet_index): n_indexed of them */
+	const struct fleet_port **by_name, **by_hwaddr;
+	size_t n_indexed;
 };
 
 /* the verdicts and causes of a cell, one table (fleet.c) */
@@ -89,6 +119,7 @@ enum fleet_cause {
 	FLEET_OK,
 	FLEET_LOCAL,
 	FLEET_UNKNOWN,
+	FLEET_STALE,
 	FLEET_PORT_DOWN,
 	FLEET_NO_GID,
 	FLEET_NO_ROUTE,
@@ -128,10 +159,14 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc);
 int fleet_sort(struct fleet *f);
 /* the probes of one --check --fleet document; -EINVAL when it is not one */
 int fleet_add_probes(struct fleet *f, const struct json *doc);
+/* the look-ups by name and hardware address, and each port's host: after the inventory; -ENOMEM */
+int fleet_index(struct fleet *f);
 /* the port of host and ifname, or -ENOENT */
 int fleet_port_find(const struct fleet *f, const char *host, const char *ifname, size_t *ret);
 /* every JSON document of text, in turn, to add (fleet_add_*): -EINVAL names the byte */
 int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, const struct json *),
 	       size_t *ret_error);
+/* addr is in the prefix of a (an address with its prefix length) */
+bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr);
 /* the verdict of the pair from port from to port to */
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret);

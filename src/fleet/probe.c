@@ -88,10 +88,17 @@ static void print_probe(FILE *out, const struct fleet *f, const struct fleet_pro
 	report_json_string(out, to->ifname);
 	fprintf(out, ",\"peer\":\"%s\",\"route_dev\":", d);
 	if (p->route) {
+		char via[64];
+
 		report_json_string(out, p->route_dev);
-		fprintf(out, ",\"route_table\":%u", p->route_table);
+		fprintf(out, ",\"route_table\":%u,\"route_via\":", p->route_table);
+		if (p->route_via.family)
+			fprintf(out, "\"%s\"",
+				ip_to_string(&p->route_via, via, sizeof(via), false));
+		else
+			fprintf(out, "null");
 	} else
-		fprintf(out, "null,\"route_table\":null");
+		fprintf(out, "null,\"route_table\":null,\"route_via\":null");
 	fprintf(out, ",\"arp\":");
 	if (!p->probed)
 		fprintf(out, "null");
@@ -114,15 +121,86 @@ static void print_probe(FILE *out, const struct fleet *f, const struct fleet_pro
 		fprintf(out, "null}");
 }
 
-/* addr is in the prefix of a (an address with its prefix length) */
-static bool in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
+/* the link ifindex holds ip (a whole address) now */
+static bool holds(const struct ibh_snapshot *s, int ifindex, const struct ibh_ip *ip)
 {
-	struct ibh_ip x = *addr, pa, px;
+	for (size_t k = 0; k < s->n_addrs; k++)
+		if (s->addrs[k].ifindex == ifindex && ip_same_address(&s->addrs[k].addr.ip, ip))
+			return true;
+	return false;
+}
 
-	x.len = a->len;
-	ip_prefix(&pa, a);
-	ip_prefix(&px, &x);
-	return ip_equal(&pa, &px);
+/*
+ * What the inventory says of this host's addresses that is no longer so:
+ * an address it lists on a port of this host that the port does not hold
+ * now, and an address a port of this host holds that it lists on another
+ * port (one moved here). Each is marked stale: no probe speaks for it (an
+ * ARP request from an address this host does not hold would make the asked
+ * host's neighbour entry for it point here: issue 38), and the answer says
+ * so. The number of them.
+ */
+static size_t find_stale(struct fleet *f, const char *self, const struct ibh_snapshot *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_ports; i++) {
+		struct fleet_port *a = &f->ports[i];
+		const struct ibh_link *l;
+
+		if (strcmp(a->host, self) != 0)
+			continue;
+		l = link_named(s->links, s->n_links, a->ifname);
+		for (size_t k = 0; k < a->n_addrs; k++)
+			if (!l || !holds(s, l->ifindex, &a->addrs[k].ip)) {
+				n += !a->addrs[k].stale;
+				a->addrs[k].stale = true;
+			}
+		for (size_t j = 0; l && j < s->n_addrs; j++) {
+			if (s->addrs[j].ifindex != l->ifindex)
+				continue;
+			for (size_t o = 0; o < f->n_ports; o++)
+				for (size_t k = 0; o != i && k < f->ports[o].n_addrs; k++)
+					if (ip_same_address(&f->ports[o].addrs[k].ip,
+							    &s->addrs[j].addr.ip)) {
+						n += !f->ports[o].addrs[k].stale;
+						f->ports[o].addrs[k].stale = true;
+					}
+		}
+	}
+	return n;
+}
+
+/* the stale addresses (find_stale): a JSON array, or a line each */
+static void print_stale(FILE *out, const struct fleet *f, bool json)
+{
+	bool first = true;
+
+	if (json)
+		fprintf(out, ",\"stale\":[");
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t k = 0; k < f->ports[i].n_addrs; k++) {
+			const struct fleet_port *p = &f->ports[i];
+			char a[64];
+
+			if (!p->addrs[k].stale)
+				continue;
+			ip_to_string(&p->addrs[k].ip, a, sizeof(a), true);
+			if (!json) {
+				fprintf(out,
+					"stale inventory: it lists %s on %s of %s, which does not "
+					"hold it now: not checked (take the inventory again)\n",
+					a, p->ifname, p->host);
+				continue;
+			}
+			fprintf(out, "%s{\"host\":", first ? "" : ",");
+			report_json_string(out, p->host);
+			fprintf(out, ",\"interface\":");
+			report_json_string(out, p->ifname);
+			fprintf(out, ",\"address\":\"%s\"}", a);
+			first = false;
+		}
+	if (json)
+		fprintf(out, "]");
 }
 
 /*
@@ -147,18 +225,23 @@ static int plan_probes(struct fleet *f, const char *self)
 				for (size_t y = 0; y < b->n_addrs; y++) {
 					struct fleet_probe *p;
 
-					if (a->addrs[x].family != b->addrs[y].family ||
-					    (local && (a->addrs[x].family != AF_INET ||
-						       !in_prefix(&a->addrs[x], &b->addrs[y]))))
+					const struct ibh_ip *src = &a->addrs[x].ip,
+							    *dst = &b->addrs[y].ip;
+
+					/* never from or to what the inventory has wrong */
+					if (src->family != dst->family || a->addrs[x].stale ||
+					    b->addrs[y].stale ||
+					    (local && (src->family != AF_INET ||
+						       !fleet_in_prefix(src, dst))))
 						continue;
 					if (array_grow(&f->probes, &f->cap_probes, f->n_probes,
 						       sizeof(*f->probes), 256) < 0)
 						return -ENOMEM;
 					p = &f->probes[f->n_probes++];
 					*p = (struct fleet_probe){ .from = i, .to = j };
-					p->src = a->addrs[x];
-					p->dst = b->addrs[y];
-					p->onlink = in_prefix(&p->src, &p->dst);
+					p->src = *src;
+					p->dst = *dst;
+					p->onlink = fleet_in_prefix(&p->src, &p->dst);
 					p->src.len = p->dst.len = (uint8_t)ip_bits(p->src.family);
 				}
 		}
@@ -239,6 +322,8 @@ static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *li
 
 			p->route = true;
 			p->route_table = rt.table;
+			if (rt.gw.family)
+				p->route_via = rt.gw;
 			if (rt.oif > 0 && kernel->get_link_by_index(kn, rt.oif, &via) == 0)
 				snprintf(p->route_dev, sizeof(p->route_dev), "%s", via.name);
 		}
@@ -277,6 +362,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	char *inventory = NULL;
 	struct ibh_snapshot s = {};
 	const char *self, *cm = NULL;
+	size_t n_stale;
 	int r;
 
 	r = join_read_file(path, &inventory);
@@ -291,6 +377,7 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 	r = find_self(&f, s.links, s.n_links, &self);
 	if (r < 0)
 		goto cleanup;
+	n_stale = find_stale(&f, self, &s);
 	r = plan_probes(&f, self);
 	if (r < 0)
 		goto cleanup;
@@ -306,15 +393,20 @@ int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
 		report_json_string(out, self);
 		fprintf(out, ",\"rdma_cm\":");
 		report_json_string(out, cm);
+		print_stale(out, &f, true);
 		fprintf(out, ",\"probes\":[");
 	}
 	for (size_t i = 0; i < f.n_probes; i++)
 		print_probe(out, &f, &f.probes[i], json, i == 0);
 	if (json)
 		fprintf(out, "]}\n");
-	else
+	else {
+		print_stale(out, &f, false);
 		fprintf(out, "%zu pairs of addresses checked from %s (RDMA CM: %s)\n", f.n_probes,
 			self, cm);
+	}
+	/* what the inventory has wrong was not checked: not the answer of a current one */
+	r = n_stale ? 1 : 0;
 cleanup:
 	snapshot_close(&s);
 	fleet_free(&f);

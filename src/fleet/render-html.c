@@ -37,7 +37,13 @@ void render_html(const struct fleet *f, const struct fleet_matrix *m, const stru
 		fprintf(out, ".%s{background:%s}\n", fleet_causes[i].word, fleet_causes[i].colour);
 	fprintf(out, "</style></head><body>\n<h1>");
 	matrix_summary(out, m);
-	fprintf(out, "</h1>\n<p>Rows: the source port; columns: the destination port. "
+	fprintf(out, "</h1>\n");
+	if (m->nothing) {
+		fprintf(out, "<p><strong>Not ok: ");
+		matrix_html_text(out, m->reason);
+		fprintf(out, "</strong></p>\n");
+	}
+	fprintf(out, "<p>Rows: the source port; columns: the destination port. "
 		     "Hover over a cell for its cause.</p>\n<p class=\"legend\">");
 	for (size_t i = 0; i < FLEET_CAUSE_MAX; i++)
 		fprintf(out, "<span title=\"%s\"><span class=\"k %s\"></span>%s</span> ",

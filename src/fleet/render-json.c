@@ -52,5 +52,10 @@ void render_json(const struct fleet *f, const struct fleet_matrix *m, const stru
 		json_port(out, "at", &f->ports[g[k].at]);
 		fprintf(out, ",\"pairs\":%zu}", g[k].pairs);
 	}
-	fprintf(out, "],\"ok\":%s}\n", m->not_ok || m->unknown ? "false" : "true");
+	fprintf(out, "],\"ok\":%s", matrix_ok(m) ? "true" : "false");
+	if (!matrix_ok(m)) {
+		fprintf(out, ",\"reason\":");
+		report_json_string(out, m->reason);
+	}
+	fprintf(out, "}\n");
 }

@@ -11,6 +11,8 @@ void render_text(const struct fleet *f, const struct fleet_matrix *m, const stru
 {
 	matrix_summary(out, m);
 	fprintf(out, "\n");
+	if (m->nothing)
+		fprintf(out, "not ok: %s\n", m->reason);
 	for (size_t k = 0; k < n_groups; k++) {
 		const struct fleet_port *at = &f->ports[g[k].at];
 

@@ -28,9 +28,9 @@ int fleet_print(const struct fleet *f, enum fleet_format format, FILE *out)
 		render_html(f, &m, g, n_groups, out);
 	else
 		render_text(f, &m, g, n_groups, out);
-	r = m.not_ok || m.unknown ? 1 : 0;
+	r = matrix_ok(&m) ? 0 : 1;
 cleanup:
 	free(g);
-	free(m.cells);
+	matrix_free(&m);
 	return r;
 }

@@ -715,6 +715,8 @@ int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct i
 		.rtm_family = dst->family,
 		.rtm_dst_len = dst->family == AF_INET ? 32 : 128,
 		.rtm_src_len = dst->family == AF_INET ? 32 : 128,
+		/* the table the lookup went through, as `ip route get` says it (netlink_fib_match) */
+		.rtm_flags = dst->family == AF_INET ? RTM_F_LOOKUP_TABLE : 0,
 	};
 	struct fib_match m = {};
 	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));

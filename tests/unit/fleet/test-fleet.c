@@ -590,6 +590,318 @@ static void bad_documents(void **state)
 	assert_int_equal(json_parse("  ", &end, NULL, &j), -ENODATA);
 }
 
+/* ---- issue 38: the fleet view's holes (items 1-4, 8, 12) ---- */
+
+/* text printed by fleet_print in format: its return in *ret */
+static char *printed(const struct fleet *f, enum fleet_format format, int *ret)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&buf, &size);
+
+	assert_non_null(out);
+	*ret = fleet_print(f, format, out);
+	fclose(out);
+	return buf;
+}
+
+/* a probe line between explicit addresses: route dev (NULL: none), table, via, arp */
+static char *probe_line(int p, const char *src, const char *peer_host, int P, const char *dst,
+			const char *dev, int table, const char *arp)
+{
+	static char buf[16][512];
+	static int n;
+	char *b = buf[n++ % 16], route[96] = "null,\"route_table\":null";
+
+	if (dev)
+		snprintf(route, sizeof(route), "\"%s\",\"route_table\":%d,\"route_via\":null", dev,
+			 table);
+	snprintf(b, 512,
+		 "{\"interface\":\"ib%d\",\"address\":\"%s\",\"peer_host\":\"%s\","
+		 "\"peer_interface\":\"ib%d\",\"peer\":\"%s\",\"route_dev\":%s,\"arp\":%s}",
+		 p, src, peer_host, P, dst, route, arp);
+	return b;
+}
+
+/* item 3: a port with more addresses than the reader once kept (8) is read whole */
+static void nine_addresses(void **state)
+{
+	struct fleet f = {};
+	char doc[2048] = "{\"version\":1,\"host\":\"a\",\"ports\":[{\"interface\":\"ib0\","
+			 "\"up\":true,\"hwaddr\":\"02:00:00:00:01:00\",\"addresses\":[";
+	size_t at = 0;
+
+	(void)state;
+	for (int i = 1; i <= 9; i++)
+		snprintf(doc + strlen(doc), sizeof(doc) - strlen(doc), "%s\"10.0.1.%d/16\"",
+			 i > 1 ? "," : "", i);
+	strcat(doc, "],\"routed\":true,\"rdma\":null}]}\n");
+	assert_int_equal(fleet_read(&f, doc, fleet_add_inventory, &at), 0);
+	assert_int_equal(f.n_ports, 1);
+	assert_int_equal(f.ports[0].n_addrs, 9);
+	fleet_free(&f);
+}
+
+/* item 4: a host name of HOST_NAME_MAX (64) bytes, which gethostname gives and --inventory writes */
+static void longest_host_name(void **state)
+{
+	struct fleet f = {};
+	char name[65], doc[1024], answer[256];
+	size_t at = 0, i;
+
+	(void)state;
+	memset(name, 'n', 64);
+	name[64] = '\0';
+	snprintf(doc, sizeof(doc),
+		 "{\"version\":1,\"host\":\"%s\",\"ports\":[" PORT(1, 0, "") "]}\n", name);
+	snprintf(answer, sizeof(answer), "{\"version\":1,\"host\":\"%s\",\"probes\":[]}\n", name);
+	assert_int_equal(fleet_read(&f, doc, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_port_find(&f, name, "ib0", &i), 0);
+	/* and its answers */
+	assert_int_equal(fleet_read(&f, answer, fleet_add_probes, &at), 0);
+	fleet_free(&f);
+}
+
+/*
+ * item 2: a's ib0 has a second address, 10.9.0.1/16, in a subnet no other
+ * port has. From it the peers are reached only through main's prefix route
+ * (through ib1, no gateway), and b has no route to it at all: those pairs of
+ * addresses cannot talk; the port pairs are judged by 10.0.1.0 and are ok.
+ */
+static void second_subnet(void **state)
+{
+	static const char inventory[] =
+		"{\"version\":1,\"host\":\"a\",\"ports\":[{\"interface\":\"ib0\",\"up\":true,"
+		"\"hwaddr\":\"02:00:00:00:01:00\",\"addresses\":[\"10.0.1.0/16\",\"10.9.0.1/16\"],"
+		"\"routed\":true,\"arp_ignore\":2,\"arp_filter\":0,\"rp_filter\":0,"
+		"\"accept_local\":0,\"rdma\":null}," PORT(
+			1, 1, "") "]}\n"
+				  "{\"version\":1,\"host\":\"b\",\"ports\":[" PORT(
+					  2, 0, "") "," PORT(2, 1, "") "]}\n";
+	char a[8192] = "{\"version\":1,\"host\":\"a\",\"probes\":[",
+	     b[8192] = "{\"version\":1,\"host\":\"b\",\"probes\":[";
+	struct fleet f = {};
+	size_t at = 0;
+
+	(void)state;
+	for (int p = 0; p < 2; p++)
+		for (int P = 0; P < 2; P++) {
+			char src[32], dst[32], dev[8], arp[32];
+
+			snprintf(dev, sizeof(dev), "ib%d", p);
+			snprintf(src, sizeof(src), "10.0.1.%d", p);
+			snprintf(dst, sizeof(dst), "10.0.2.%d", P);
+			snprintf(arp, sizeof(arp), "[\"02:00:00:00:02:0%d\"]", P);
+			strcat(a, p + P ? "," : "");
+			strcat(a, probe_line(p, src, "b", P, dst, dev, 1000 + p, arp));
+			if (p == 0) {
+				strcat(a, ",");
+				strcat(a,
+				       probe_line(0, "10.9.0.1", "b", P, dst, "ib1", 254, "null"));
+			}
+			/* b's way to a: the same, and no route at all to 10.9.0.1 */
+			snprintf(dev, sizeof(dev), "ib%d", P);
+			snprintf(arp, sizeof(arp), "[\"02:00:00:00:01:0%d\"]", p);
+			strcat(b, p + P ? "," : "");
+			strcat(b, probe_line(P, dst, "a", p, src, dev, 1000 + P, arp));
+			if (p == 0) {
+				strcat(b, ",");
+				strcat(b, probe_line(P, dst, "a", 0, "10.9.0.1", NULL, 0, "null"));
+			}
+		}
+	strcat(a, "]}\n");
+	strcat(b, "]}\n");
+	assert_int_equal(fleet_read(&f, inventory, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
+	assert_int_equal(fleet_read(&f, b, fleet_add_probes, &at), 0);
+	expect_only(&f, NULL, NULL, FLEET_OK, NULL);
+	fleet_free(&f);
+	/* a route that does leave through the wrong port is still found from the address that can talk */
+	memset(&f, 0, sizeof(f));
+	{
+		char *bad = strstr(a, "\"route_dev\":\"ib0\",\"route_table\":1000");
+
+		assert_non_null(bad);
+		memcpy(bad, "\"route_dev\":\"ib1\",\"route_table\":254 ", 36);
+	}
+	assert_int_equal(fleet_read(&f, inventory, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
+	assert_int_equal(fleet_read(&f, b, fleet_add_probes, &at), 0);
+	/* both ways: b's replies to 10.0.1.0 are answered along that route too */
+	expect_pairs(&f, "a:ib0", "b:ib0", true, FLEET_WRONG_PORT, "a:ib0");
+	fleet_free(&f);
+}
+
+/*
+ * item 1: a's answers say the inventory lists 10.0.1.1 on a's ib1, which does
+ * not hold it now: every pair of a:ib1 is stale there, in every output
+ */
+static void stale_inventory(void **state)
+{
+	static const char stale[] =
+		"\"stale\":[{\"host\":\"a\",\"interface\":\"ib1\",\"address\":\"10.0.1.1/16\"}],";
+	char *a = answers(1, NULL, NULL), *b = answers(2, NULL, NULL), *with, *buf;
+	struct fleet f = {};
+	struct json *j;
+	const char *end;
+	size_t at = 0;
+	int r;
+
+	(void)state;
+	with = calloc(1, strlen(a) + sizeof(stale));
+	assert_non_null(with);
+	/* {"version":1,"host":"a", then the list */
+	memcpy(with, a, strlen("{\"version\":1,\"host\":\"a\","));
+	strcat(with, stale);
+	strcat(with, a + strlen("{\"version\":1,\"host\":\"a\","));
+	assert_int_equal(fleet_read(&f, GOOD, fleet_add_inventory, &at), 0);
+	assert_int_equal(fleet_read(&f, with, fleet_add_probes, &at), 0);
+	assert_int_equal(fleet_read(&f, b, fleet_add_probes, &at), 0);
+	for (size_t i = 0; i < f.n_ports; i++)
+		for (size_t k = 0; k < f.n_ports; k++) {
+			struct fleet_cell c;
+			bool local = strcmp(f.ports[i].host, f.ports[k].host) == 0;
+			bool touches = i == named(&f, "a:ib1") || k == named(&f, "a:ib1");
+
+			if (i == k)
+				continue;
+			fleet_judge(&f, i, k, &c);
+			assert_string_equal(fleet_cause_word(c.cause), local	 ? "local"
+								       : touches ? "stale"
+										 : "ok");
+			if (!local && touches)
+				assert_int_equal(c.at, named(&f, "a:ib1"));
+		}
+	buf = printed(&f, FLEET_TEXT, &r);
+	assert_int_equal(r, 1);
+	assert_non_null(strstr(buf, "stale at a ib1 (4 pairs)"));
+	assert_non_null(strstr(buf, "the inventory is stale"));
+	free(buf);
+	buf = printed(&f, FLEET_JSON, &r);
+	assert_int_equal(json_parse(buf, &end, NULL, &j), 0);
+	assert_false(json_get_bool(j, "ok", true));
+	assert_string_equal(json_get_string(json_get(j, "causes")->items[0], "cause"), "stale");
+	json_free(j);
+	free(buf);
+	buf = printed(&f, FLEET_HTML, &r);
+	assert_non_null(strstr(buf, "<td class=\"cell stale\""));
+	free(buf);
+	fleet_free(&f);
+	free(with);
+	free(a);
+	free(b);
+}
+
+/* item 8: nothing seen is not ok: no port, a host without one, no pair between two hosts */
+static void nothing_seen(void **state)
+{
+	static const char *const inventories[] = {
+		"",
+		"{\"version\":1,\"host\":\"a\",\"ports\":[]}\n",
+		GOOD "{\"version\":1,\"host\":\"c\",\"ports\":[]}\n",
+		"{\"version\":1,\"host\":\"a\",\"ports\":[" PORT(1, 0, "") "," PORT(1, 1,
+										    "") "]}\n",
+	};
+	static const char *const reasons[] = {
+		"the inventory lists no port",
+		"the inventory lists no port",
+		"c lists no port",
+		"no pair between two hosts",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(inventories) / sizeof(inventories[0]); i++) {
+		struct fleet f = {};
+		char *a = answers(1, NULL, NULL), *b = answers(2, NULL, NULL), *buf;
+		const char *end;
+		struct json *j;
+		size_t at = 0;
+		int r;
+
+		assert_int_equal(fleet_read(&f, inventories[i], fleet_add_inventory, &at), 0);
+		if (i == 2) {
+			assert_int_equal(fleet_read(&f, a, fleet_add_probes, &at), 0);
+			assert_int_equal(fleet_read(&f, b, fleet_add_probes, &at), 0);
+		}
+		buf = printed(&f, FLEET_TEXT, &r);
+		assert_int_equal(r, 1);
+		assert_non_null(strstr(buf, "not ok: "));
+		assert_non_null(strstr(buf, reasons[i]));
+		free(buf);
+		buf = printed(&f, FLEET_JSON, &r);
+		assert_int_equal(r, 1);
+		assert_int_equal(json_parse(buf, &end, NULL, &j), 0);
+		assert_false(json_get_bool(j, "ok", true));
+		assert_non_null(strstr(json_get_string(j, "reason"), reasons[i]));
+		json_free(j);
+		free(buf);
+		buf = printed(&f, FLEET_HTML, &r);
+		assert_int_equal(r, 1);
+		assert_non_null(strstr(buf, reasons[i]));
+		free(buf);
+		free(a);
+		free(b);
+		fleet_free(&f);
+	}
+}
+
+/*
+ * item 12: host and interface names with markup: the page escapes them
+ * wherever it writes them (no element of theirs, no attribute cut short),
+ * the JSON gives them back as they are
+ */
+static void names_with_markup(void **state)
+{
+	/* in JSON: host a<b>&"x' and interface i<&"'0 (15 bytes at most) */
+	static const char inventory[] =
+		"{\"version\":1,\"host\":\"a<b>&\\\"x'\",\"ports\":[{\"interface\":\"i<&\\\"'0\","
+		"\"up\":true,\"hwaddr\":\"02:00:00:00:01:00\",\"addresses\":[\"10.0.1.0/16\"],"
+		"\"routed\":true,\"rdma\":null}]}\n"
+		"{\"version\":1,\"host\":\"b\",\"ports\":[" PORT(2, 0, "") "]}\n";
+	struct fleet f = {};
+	char *buf, *p;
+	struct json *j;
+	const char *end;
+	size_t at = 0, cells = 0, tags = 0;
+	int r;
+
+	(void)state;
+	assert_int_equal(fleet_read(&f, inventory, fleet_add_inventory, &at), 0);
+	buf = printed(&f, FLEET_HTML, &r);
+	assert_int_equal(r, 1);
+	assert_null(strstr(buf, "<b>"));
+	assert_null(strstr(buf, "i<&"));
+	assert_non_null(strstr(buf, "a&lt;b&gt;&amp;&quot;x&#39;"));
+	assert_non_null(strstr(buf, "i&lt;&amp;&quot;&#39;0"));
+	/* every '<' opens a tag of the page's own, every '"' in a cell's title is escaped */
+	for (p = buf; (p = strchr(p, '<')); p++) {
+		assert_true(p[1] == '/' || p[1] == '!' || (p[1] >= 'a' && p[1] <= 'z'));
+		tags++;
+	}
+	assert_true(tags > 10);
+	for (p = buf; (p = strstr(p, "<td class=\"cell ")); p++) {
+		const char *title = strstr(p, "title=\"") + 7, *close = strstr(title, "\"></td>");
+
+		assert_non_null(close);
+		assert_null(memchr(title, '"', (size_t)(close - title)));
+		cells++;
+	}
+	assert_int_equal(cells, 2);
+	free(buf);
+	buf = printed(&f, FLEET_JSON, &r);
+	assert_int_equal(json_parse(buf, &end, NULL, &j), 0);
+	assert_string_equal(
+		json_get_string(json_get(json_get(j, "pairs")->items[0], "from"), "host"),
+		"a<b>&\"x'");
+	assert_string_equal(
+		json_get_string(json_get(json_get(j, "pairs")->items[0], "from"), "interface"),
+		"i<&\"'0");
+	json_free(j);
+	free(buf);
+	fleet_free(&f);
+}
+/* ---- end of issue 38 ---- */
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +918,13 @@ int main(void)
 		cmocka_unit_test(ip_causes_before_cm),
 		cmocka_unit_test(page_and_json),
 		cmocka_unit_test(bad_documents),
+		/* issue 38 */
+		cmocka_unit_test(nine_addresses),
+		cmocka_unit_test(longest_host_name),
+		cmocka_unit_test(second_subnet),
+		cmocka_unit_test(stale_inventory),
+		cmocka_unit_test(nothing_seen),
+		cmocka_unit_test(names_with_markup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
