@@ -46,9 +46,22 @@ struct ibh_rec {
 	bool leftover;
 };
 
+/*
+ * An address of this namespace that vouches for its record where the
+ * record's name cannot (no netns cookie, record.c): link, address and when
+ * the kernel added it
+ */
+struct ibh_witness {
+	int ifindex;
+	struct ibh_ip ip;
+	uint32_t created;
+};
+
 struct ibh_record {
 	struct ibh_rec *recs;
 	size_t n, cap;
+	struct ibh_witness *wits;
+	size_t n_wits, cap_wits;
 	/* false: no record for this namespace yet */
 	bool present;
 };

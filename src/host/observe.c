@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "config.h"
@@ -47,18 +48,22 @@ static int lo_birth(struct ibh_view *v, uint32_t *ret)
  * The record's file name, under a directory that every namespace shares. The
  * cookie (Linux 5.14) is never reused. The inode of /proc/self/ns/net is: the
  * next namespace gets it once this one is gone, and would take a dead
- * namespace's record for its own and delete its own routes. So the inode goes
- * with a mark that dies with the namespace: when lo's 127.0.0.1 was added (the
- * kernel adds it when lo first comes up, and again only if it is gone; lo down
- * and up keeps it). Without that mark nothing tells this namespace from a dead
- * one with its inode: -ENOTUNIQ.
+ * namespace's record for its own and delete its own routes. So there the
+ * name is the inode, which lasts as long as the namespace, and the record
+ * proves itself by its witnesses (record.c, view_load_record()). lo's
+ * 127.0.0.1 is the witness that lasts longest (the kernel adds it when lo
+ * first comes up, and again only if it is gone; lo down and up keeps it):
+ * without it the record would hang on the managed addresses alone, which are
+ * what moves, -ENOTUNIQ. legacy: the name the version before witnesses gave
+ * the record (the inode and when lo's 127.0.0.1 was added), "" with the cookie.
  */
-static int record_name(struct ibh_view *v, char *buf, size_t size)
+static int record_name(struct ibh_view *v, char *buf, size_t size, char *legacy, size_t lsize)
 {
 	struct ibh_netns ns;
 	uint32_t birth;
 	int r;
 
+	legacy[0] = '\0';
 	r = kernel->netns(v->k, &ns);
 	if (r < 0)
 		return r;
@@ -71,14 +76,15 @@ static int record_name(struct ibh_view *v, char *buf, size_t size)
 		return -ENOTUNIQ;
 	if (r < 0)
 		return r;
-	snprintf(buf, size, "netns-i%llu-%llu-b%lu", (unsigned long long)ns.dev,
-		 (unsigned long long)ns.ino, (unsigned long)birth);
-	return 0;
+	snprintf(buf, size, "netns-i%llu-%llu", (unsigned long long)ns.dev,
+		 (unsigned long long)ns.ino);
+	snprintf(legacy, lsize, "%s-b%lu", buf, (unsigned long)birth);
+	return 1;
 }
 
 int view_open(struct ibh_view *v, const struct ibh_config *c)
 {
-	char name[96];
+	char name[96], legacy[128];
 	int r;
 
 	memset(v, 0, sizeof(*v));
@@ -86,7 +92,7 @@ int view_open(struct ibh_view *v, const struct ibh_config *c)
 	r = kernel->open(&v->k);
 	if (r < 0)
 		return log_error_errno(r, "cannot open netlink: %m%s", log_errno_hint(r));
-	r = record_name(v, name, sizeof(name));
+	r = record_name(v, name, sizeof(name), legacy, sizeof(legacy));
 	if (r == -ENOTUNIQ)
 		return log_error_errno(r, "cannot tell this network namespace from an earlier one "
 					  "(no netns cookie before Linux 5.14, and lo has no "
@@ -96,6 +102,10 @@ int view_open(struct ibh_view *v, const struct ibh_config *c)
 		return log_error_errno(r, "cannot name this network namespace: %m%s",
 				       log_errno_hint(r));
 	snprintf(v->record_path, sizeof(v->record_path), "%s/%s", kernel->state_dir, name);
+	v->record_witnessed = r > 0;
+	if (legacy[0])
+		snprintf(v->record_legacy, sizeof(v->record_legacy), "%s/%s", kernel->state_dir,
+			 legacy);
 	return 0;
 }
 
@@ -136,39 +146,78 @@ int view_load_links(struct ibh_view *v)
 	return 0;
 }
 
+/*
+ * Without the cookie a record is this namespace's only if one of its
+ * witnesses is still here; one that the version before witnesses left under
+ * the inode and lo's birth is, by its name. An earlier namespace's with this
+ * inode is read as absent, and the next write replaces it.
+ */
+static int record_witnessed_here(struct ibh_view *v, const char *path)
+{
+	int r = view_load_addrs(v);
+
+	if (r < 0 || !v->record.present || path == v->record_legacy)
+		return r;
+	r = record_witnessed(&v->record, v->addrs, v->n_addrs);
+	if (r == 0) {
+		log_notice(
+			"'%s' names none of this network namespace's addresses: an earlier "
+			"namespace's with its inode (or every address it saw went): read as absent",
+			path);
+		record_clear(&v->record);
+	}
+	return r < 0 ? r : 0;
+}
+
 int view_load_record(struct ibh_view *v)
 {
+	const char *path = v->record_path;
 	char why[96];
 	int r;
 
 	if (v->record_loaded)
 		return 0;
 	record_clear(&v->record);
-	r = record_load(v->record_path, &v->record, why, sizeof(why));
+	r = record_load(path, &v->record, why, sizeof(why));
+	if (r == 0 && !v->record.present && v->record_legacy[0]) {
+		path = v->record_legacy;
+		r = record_load(path, &v->record, why, sizeof(why));
+	}
 	if (r == -EINVAL) {
 		/* never guess from a damaged record: treat it as absent, which adopts nothing foreign */
 		if (!v->record_damage_said)
-			log_warning("'%s' %s: damaged, read as absent", v->record_path, why);
+			log_warning("'%s' %s: damaged, read as absent", path, why);
 		/* once per run, also when a failed write makes it read again */
 		v->record_damage_said = true;
 		record_clear(&v->record);
 		r = 0;
 	}
+	if (r == 0 && v->record_witnessed)
+		r = record_witnessed_here(v, path);
 	if (r < 0)
 		return r;
 	v->record_loaded = true;
 	free(v->record_file);
-	/* NULL when absent: the first save writes the file, which says the record exists */
-	v->record_file = v->record.present ? record_text(&v->record) : NULL;
+	/* NULL when absent (or under the old name): the first save writes the file */
+	v->record_file =
+		v->record.present && path == v->record_path ? record_text(&v->record) : NULL;
+	/* the witnesses of the next write: this namespace's addresses now */
+	if (v->record_witnessed && record_witness(&v->record, v->addrs, v->n_addrs) < 0)
+		return -ENOMEM;
 	return 0;
 }
 
 /* a record that says what the file already says is not written again (a repair re-adds) */
 int view_save_record(struct ibh_view *v)
 {
-	char *text = record_text(&v->record);
+	char *text;
 	int r;
 
+	/* the addresses as this pass read them, if it did (never a read here: addrs may be in use) */
+	if (v->record_witnessed && v->addrs_valid &&
+	    record_witness(&v->record, v->addrs, v->n_addrs) < 0)
+		return -ENOMEM;
+	text = record_text(&v->record);
 	if (!text)
 		return -ENOMEM;
 	if (v->record_file && strcmp(text, v->record_file) == 0) {
@@ -184,6 +233,11 @@ int view_save_record(struct ibh_view *v)
 	}
 	v->record_file = text;
 	v->record.present = true;
+	/* read only while the new name is missing: it is not any more */
+	if (v->record_legacy[0] && unlink(v->record_legacy) < 0 && errno != ENOENT)
+		log_warning_errno(-errno, "cannot delete '%s', which an earlier version wrote: %m",
+				  v->record_legacy);
+	v->record_legacy[0] = '\0';
 	return r;
 }
 

@@ -45,6 +45,10 @@ struct ibh_view {
 	struct ibh_main_index main;
 	/* what ib-hook installed in this namespace */
 	char record_path[256];
+	/* no netns cookie: the record must name one of the namespace's addresses (record.c) */
+	bool record_witnessed;
+	/* where the version before witnesses kept it (the inode and lo's birth), or "" */
+	char record_legacy[256];
 	struct ibh_record record;
 	bool record_loaded;
 	bool record_dirty; /* forgotten entries not yet written */

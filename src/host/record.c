@@ -7,9 +7,19 @@
  * also names the links ib-hook has planned for: a link it does not name yet
  * (the first run since boot, or an upgrade from 0.1.0, which kept no record)
  * has what apply would install adopted, and nothing else (plan.c).
+ *
+ * Without the netns cookie (before Linux 5.14) the file is named by the
+ * inode of the namespace, which a later namespace gets once this one is
+ * gone. There the record also lists witnesses: the addresses of lo and of
+ * the links it names, each with the time the kernel added it (IFA_CACHEINFO,
+ * 1/100 s since boot). A record is this namespace's only if one of them is
+ * still here, the same link, address and time: a later namespace with the
+ * inode was made after this one died, after the record was last written, so
+ * every address it holds is younger than every witness (observe.c).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +28,7 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "kernel.h"
 #include "record.h"
 
 #define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
@@ -25,6 +36,7 @@
 void record_clear(struct ibh_record *r)
 {
 	free(r->recs);
+	free(r->wits);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -68,6 +80,111 @@ void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
 	if (!have)
 		return;
 	*have = r->recs[--r->n];
+}
+
+/* the links that vouch: lo (ifindex 1, in every namespace) and those the record names */
+static bool vouches(const int *links, size_t n, int ifindex)
+{
+	for (size_t i = 0; i < n; i++)
+		if (links[i] == ifindex)
+			return true;
+	return false;
+}
+
+int record_witness(struct ibh_record *r, const struct ibh_addr_entry *addrs, size_t n)
+{
+	int *links = NULL;
+	size_t n_links = 0, cap = 0;
+	int e = 0;
+
+	r->n_wits = 0;
+	for (size_t i = 0; i <= r->n && e == 0; i++) {
+		int ifindex = i < r->n ? r->recs[i].ifindex : 1;
+
+		if (ifindex <= 0 || vouches(links, n_links, ifindex))
+			continue;
+		e = array_grow(&links, &cap, n_links, sizeof(*links), 8);
+		if (e == 0)
+			links[n_links++] = ifindex;
+	}
+	for (size_t i = 0; i < n && e == 0; i++) {
+		/* a kernel without IFA_CACHEINFO says nothing that tells two addresses apart */
+		if (!addrs[i].addr.created || !vouches(links, n_links, addrs[i].ifindex))
+			continue;
+		e = array_grow(&r->wits, &r->cap_wits, r->n_wits, sizeof(*r->wits), 8);
+		if (e == 0)
+			r->wits[r->n_wits++] = (struct ibh_witness){
+				.ifindex = addrs[i].ifindex,
+				.ip = addrs[i].addr.ip,
+				.created = addrs[i].addr.created,
+			};
+	}
+	free(links);
+	return e < 0 ? -ENOMEM : 0;
+}
+
+static int cmp_created(const void *a, const void *b)
+{
+	uint32_t x = ((const struct ibh_addr_entry *)a)->addr.created,
+		 y = ((const struct ibh_addr_entry *)b)->addr.created;
+
+	return x < y ? -1 : x > y;
+}
+
+int record_witnessed(const struct ibh_record *r, const struct ibh_addr_entry *addrs, size_t n)
+{
+	struct ibh_addr_entry *by_time;
+	bool found = false;
+
+	if (r->n_wits == 0 || n == 0)
+		return 0;
+	/* sorted by time: a record's witnesses and a namespace's addresses may be thousands */
+	by_time = malloc(n * sizeof(*by_time));
+	if (!by_time)
+		return -ENOMEM;
+	memcpy(by_time, addrs, n * sizeof(*by_time));
+	qsort(by_time, n, sizeof(*by_time), cmp_created);
+	for (size_t i = 0; i < r->n_wits && !found; i++) {
+		const struct ibh_witness *w = &r->wits[i];
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (by_time[mid].addr.created < w->created)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n && by_time[lo].addr.created == w->created && !found; lo++)
+			found = by_time[lo].ifindex == w->ifindex &&
+				ip_equal(&by_time[lo].addr.ip, &w->ip);
+	}
+	free(by_time);
+	return found;
+}
+
+/* "witness IFINDEX ADDRESS/LEN CREATED" */
+static void witness_format(char *buf, size_t size, const struct ibh_witness *w)
+{
+	char ip[64];
+
+	snprintf(buf, size, "witness %d %s %" PRIu32, w->ifindex,
+		 ip_to_record(&w->ip, ip, sizeof(ip), true), w->created);
+}
+
+static int witness_parse(const char *line, struct ibh_witness *ret)
+{
+	char ip[64];
+	struct ibh_witness w = {};
+	int end = -1;
+
+	if (sscanf(line, "witness %d %63s %" SCNu32 "%n", &w.ifindex, ip, &w.created, &end) != 3 ||
+	    end < 0 || line[end] != '\0' || w.ifindex <= 0 || w.created == 0 ||
+	    ip_from_record(ip, &w.ip, true) < 0 || w.ip.family == 0)
+		return -EINVAL;
+	*ret = w;
+	return 0;
 }
 
 static const char *const kind_names[] = {
@@ -202,6 +319,7 @@ int record_load(const char *path, struct ibh_record *ret, char *why, size_t size
 		return e;
 	r.present = true;
 	while (e == 0 && (len = getline(&line, &cap, f)) > 0) {
+		struct ibh_witness wit;
 		struct ibh_rec rec;
 
 		n++;
@@ -217,10 +335,19 @@ int record_load(const char *path, struct ibh_record *ret, char *why, size_t size
 		if (line[0] == '#' || len == 0)
 			continue;
 		/* a NUL byte ends the text rec_parse sees: such a line is no entry either */
-		e = strlen(line) == (size_t)len ? rec_parse(line, &rec) : -EINVAL;
+		if (strlen(line) != (size_t)len)
+			e = -EINVAL;
+		else if (strncmp(line, "witness ", 8) == 0)
+			e = witness_parse(line, &wit);
+		else
+			e = rec_parse(line, &rec);
 		if (e == -EINVAL)
 			snprintf(why, size, "has a line that is no record entry (line %u)", n);
-		if (e == 0)
+		if (e == 0 && strncmp(line, "witness ", 8) == 0) {
+			e = array_grow(&r.wits, &r.cap_wits, r.n_wits, sizeof(wit), 8);
+			if (e == 0)
+				r.wits[r.n_wits++] = wit;
+		} else if (e == 0)
 			e = record_add(&r, &rec);
 	}
 	if (e == 0 && ferror(f))
@@ -242,32 +369,35 @@ static int cmp_line(const void *a, const void *b)
 
 char *record_text(const struct ibh_record *r)
 {
-	char line[1100], **lines = calloc(r->n ? r->n : 1, sizeof(*lines)), *text = NULL;
-	size_t len = strlen(HEADER) + 1;
+	size_t n = r->n + r->n_wits, len = strlen(HEADER) + 1;
+	char line[1100], **lines = calloc(n ? n : 1, sizeof(*lines)), *text = NULL;
 
 	if (!lines)
 		return NULL;
-	for (size_t i = 0; i < r->n; i++) {
-		rec_format(line, sizeof(line), &r->recs[i]);
+	for (size_t i = 0; i < n; i++) {
+		if (i < r->n)
+			rec_format(line, sizeof(line), &r->recs[i]);
+		else
+			witness_format(line, sizeof(line), &r->wits[i - r->n]);
 		lines[i] = strdup(line);
 		if (!lines[i])
 			goto out;
 		len += strlen(line) + 1;
 	}
 	/* one text per set of entries, whatever order they were learnt in */
-	qsort(lines, r->n, sizeof(*lines), cmp_line);
+	qsort(lines, n, sizeof(*lines), cmp_line);
 	text = malloc(len);
 	if (text) {
 		char *p = stpcpy(text, HEADER);
 
-		for (size_t i = 0; i < r->n; i++) {
+		for (size_t i = 0; i < n; i++) {
 			p = stpcpy(p, lines[i]);
 			*p++ = '\n';
 		}
 		*p = '\0';
 	}
 out:
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
 	return text;

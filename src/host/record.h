@@ -14,7 +14,8 @@
  * The largest record read or written. An entry is at most about 170 bytes
  * (a route with two full IPv6 addresses and the largest numbers), and an
  * address needs at most three (its rule, its prefix's table and main
- * routes): 16 ports with 1,000 addresses each need at most about 8 MB.
+ * routes) and a witness of about 70: 16 ports with 1,000 addresses each
+ * need at most about 9.3 MB.
  * Twice that is no record ib-hook wrote, and reading it stays quick under
  * the lock.
  */
@@ -26,7 +27,7 @@
  * -EINVAL, and why says what it is ("is a FIFO"); nothing here blocks.
  */
 int record_load(const char *path, struct ibh_record *ret, char *why, size_t size);
-/* the file's text: the header, then one line per entry in sorted order (malloc'ed) */
+/* the file's text: the header, then one line per entry and witness, sorted (malloc'ed) */
 char *record_text(const struct ibh_record *r);
 /*
  * Atomically (rename): the file is either the old text or the new one,
@@ -38,6 +39,15 @@ int record_write(const char *path, const char *text);
 struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *rec);
 int record_add(struct ibh_record *r, const struct ibh_rec *rec);
 void record_forget(struct ibh_record *r, const struct ibh_rec *rec);
+
+struct ibh_addr_entry;
+/*
+ * The record's witnesses become those of addrs (the namespace's) that are on
+ * lo or on a link the record names, and that say when they were added
+ */
+int record_witness(struct ibh_record *r, const struct ibh_addr_entry *addrs, size_t n);
+/* 1: one of the record's witnesses is among addrs (same link, address, length and time); 0: none */
+int record_witnessed(const struct ibh_record *r, const struct ibh_addr_entry *addrs, size_t n);
 
 bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b);
 /* one line of the file, without newline; and back (-EINVAL on a bad line) */

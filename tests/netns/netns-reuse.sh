@@ -6,7 +6,9 @@
 # that went to a later one. A namespace where ib-hook applied goes without
 # --remove; the next namespace with its inode holds the same rule and route,
 # made by hand, and manages nothing: `--all` there leaves them alone. lo down
-# and up keeps a namespace's record; lo without 127.0.0.1 is refused.
+# and up keeps a namespace's record; lo without 127.0.0.1 is refused. The
+# record's name is the inode: a's record is b's name, and only a's witnesses
+# (addresses of a, with when they were added) keep b from taking it.
 . "$(dirname "$0")/../lib.sh"
 t_require stat
 IB_HOOK_TEST=${IB_HOOK_TEST:-$(dirname "$IB_HOOK")/../tests/ib-hook-test}
@@ -67,6 +69,9 @@ before=$(state "$b")
 expect_rc "b: --all, managing nothing" 0 nocookie "$b" --config "$T_DIR/b-none.conf" --all
 expect_eq "  b's own rule and route stay" "$before" "$(state "$b")"
 check "  and it deletes nothing" sh -c "! grep -q deleted '$T_DIR/out' '$T_DIR/err'"
+# the same name as a's (the inode): a's record is read, and refused by its witnesses
+check "  a's record is read as an earlier namespace's" \
+	grep -q "names none of this network namespace's addresses" "$T_DIR/err"
 
 t_record "$(ns "$b")" env IB_HOOK_TEST_NO_NETNS_COOKIE=1 \
 	${FORCE_INODE:+IB_HOOK_TEST_NETNS_INODE=$FORCE_INODE} "$IB_HOOK_TEST"

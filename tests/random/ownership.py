@@ -1233,7 +1233,7 @@ def ns_inode(name):
 
 def note_records(name):
     """the name ib-hook gives the namespace's record (with the netns cookie, or
-    the fallback's inode and lo's birth: lo must be up), as it says itself"""
+    the fallback's inode: lo must be up), as it says itself"""
     p = subprocess.run(["ip", "netns", "exec", name, IB_HOOK, "--config", "/dev/null", "--status", "--json"],
                        capture_output=True, text=True, env={**os.environ, **PASS_ENV})
     try:

@@ -269,7 +269,8 @@ static void test_netns_without_cookie(void **state)
 	configure(MEMSERVER);
 	netns_without_cookie(1500);
 	assert_int_equal(apply(), IBH_OK);
-	assert_true(record_exists("netns-i4-4026532123-b1500"));
+	assert_true(record_exists("netns-i4-4026532123"));
+	assert_false(record_exists("netns-i4-4026532123-b1500"));
 	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
 	n_rules = fake.n_rules;
 	n_routes = fake.n_routes;
@@ -290,7 +291,7 @@ static void test_netns_without_cookie(void **state)
 	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
 	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 1);
 
-	/* lo without 127.0.0.1: nothing tells the namespace from a dead one, refused */
+	/* lo without 127.0.0.1: the witness that lasts longest is missing, refused */
 	fake_addr_del(1, "127.0.0.1/8");
 	assert_int_equal(engine_new(&config, &e), -ENOTUNIQ);
 	assert_int_equal(fake.calls[FAKE_RULE_DEL] + fake.calls[FAKE_ROUTE_DEL], 0);
@@ -299,6 +300,74 @@ static void test_netns_without_cookie(void **state)
 	fake.netns.cookie = 77;
 	assert_int_equal(engine_new(&config, &e), 0);
 	engine_free(e);
+}
+
+/* lo's 127.0.0.1 deleted and added again (added at 2000), 172.16.34.1 moved from ib0 to ib1 */
+static void lo_reborn_and_move(void)
+{
+	fake_addr_del(1, "127.0.0.1/8");
+	fake_addr(1, "127.0.0.1/8");
+	fake.addrs[fake.n_addrs - 1].addr.created = 2000;
+	fake_addr_del(3, "172.16.34.1/16");
+	fake_addr(4, "172.16.34.1/16");
+	fake.addrs[fake.n_addrs - 1].addr.created = 2001;
+}
+
+/*
+ * Without the cookie the record is named by the inode alone and proves itself
+ * by its witnesses: lo's 127.0.0.1 added again leaves ib1's 172.16.34.2 (added
+ * at 1600) to vouch for it, and ib-hook's rule for the address that moved is
+ * taken back (issue 38, item 7)
+ */
+static void test_lo_reborn(void **state)
+{
+	(void)state;
+	configure(MEMSERVER);
+	netns_without_cookie(1500);
+	fake.addrs[1].addr.created = 1600; /* 172.16.34.2 on ib1 */
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 1);
+	lo_reborn_and_move();
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1004, 1000), 1);
+	assert_int_equal(fake_rules_from("172.16.34.2", 1004, 1000), 1);
+	assert_true(record_exists("netns-i4-4026532123"));
+}
+
+/*
+ * A record the version before witnesses wrote, named by the inode and lo's
+ * birth, is read while the inode's name is missing, and moves there
+ */
+static void test_lo_legacy_record(void **state)
+{
+	char path[192], legacy[208], line[256];
+	FILE *in, *out;
+
+	(void)state;
+	configure(MEMSERVER);
+	netns_without_cookie(1500);
+	assert_int_equal(apply(), IBH_OK);
+	snprintf(path, sizeof(path), "%s/netns-i4-4026532123", fake.state_dir);
+	snprintf(legacy, sizeof(legacy), "%s-b1500", path);
+	in = fopen(path, "r");
+	out = fopen(legacy, "w");
+	assert_non_null(in);
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), in))
+		if (strncmp(line, "witness ", 8) != 0)
+			fputs(line, out);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+	assert_int_equal(unlink(path), 0);
+
+	fake_addr_del(3, "172.16.34.1/16");
+	fake_addr(4, "172.16.34.1/16");
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1004, 1000), 1);
+	assert_true(record_exists("netns-i4-4026532123"));
+	assert_false(record_exists("netns-i4-4026532123-b1500"));
 }
 
 static void test_status_rdma(void **state)
@@ -332,6 +401,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_race_retry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_rdma, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_netns_without_cookie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lo_reborn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lo_legacy_record, setup, teardown),
 	};
 
 	log_setup(IBH_LOG_STDERR, LOG_INFO);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "kernel.h"
 #include "record.h"
 
 #define LINE "rule ib1 4 172.16.34.2/32 1004 1000\n"
@@ -98,6 +99,61 @@ static void test_load_regular(void **state)
 	write_text(f->path, "# ib-hook record 1\n" LINE "rule ib1\n");
 	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
 	assert_string_equal(why, "has a line that is no record entry (line 3)");
+}
+
+/*
+ * Witnesses (no netns cookie, issue 38 item 7): read and written back as they
+ * were; a record is witnessed only by an address of the same link, address,
+ * length and time
+ */
+static void test_witnesses(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_addr_entry addrs[3] = {
+		{ .ifindex = 1,
+		  .addr = { .ip = { AF_INET, 8, { 127, 0, 0, 1 } }, .created = 300 } },
+		{ .ifindex = 4,
+		  .addr = { .ip = { AF_INET, 16, { 172, 16, 34, 2 } }, .created = 1600 } },
+		/* no IFA_CACHEINFO: no witness */
+		{ .ifindex = 4, .addr = { .ip = { AF_INET, 16, { 172, 16, 34, 3 } } } },
+	};
+	const char *text =
+		"# ib-hook record 1: what ib-hook installed in this network namespace\n" LINE
+		"witness 1 127.0.0.1/8 300\nwitness 4 172.16.34.2/16 1600\n";
+	struct ibh_record r = {};
+	char why[128], *back;
+
+	write_text(f->path, text);
+	assert_int_equal(record_load(f->path, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.n_wits, 2);
+	back = record_text(&r);
+	assert_string_equal(back, text);
+	free(back);
+	assert_int_equal(record_witnessed(&r, addrs, 3), 1);
+	assert_int_equal(record_witnessed(&r, addrs + 2, 1), 0);
+	addrs[0].addr.created = 301; /* lo's 127.0.0.1 added again */
+	assert_int_equal(record_witnessed(&r, addrs, 1), 0);
+	assert_int_equal(record_witnessed(&r, addrs, 2), 1);
+	addrs[1].ifindex = 5; /* the same address and time on another link */
+	assert_int_equal(record_witnessed(&r, addrs, 2), 0);
+	addrs[1].ifindex = 4;
+	addrs[1].addr.ip.len = 24; /* another length */
+	assert_int_equal(record_witnessed(&r, addrs, 2), 0);
+
+	/* made anew: lo's and those of the links the record names (4), with a time */
+	addrs[1].addr.ip.len = 16;
+	assert_int_equal(record_witness(&r, addrs, 3), 0);
+	assert_int_equal(r.n_wits, 2);
+	assert_int_equal(r.wits[0].created, 301);
+	assert_int_equal(r.wits[1].ifindex, 4);
+	record_clear(&r);
+
+	write_text(f->path, "# ib-hook record 1\nwitness 1 127.0.0.1/8 0\n");
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	write_text(f->path, "# ib-hook record 1\nwitness 1 127.0.0.1/8 300 x\n");
+	assert_int_equal(load(f, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "has a line that is no record entry (line 2)");
 }
 
 static void test_load_not_regular(void **state)
@@ -213,6 +269,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_load_regular, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_witnesses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_too_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_planted, setup, teardown),
