@@ -28,6 +28,33 @@ bool main_index_wanted(const struct ibh_route *rt)
 	return rt->type == RTN_UNICAST && rt->protocol != RTPROT_KERNEL;
 }
 
+const struct ibh_ip *main_index_default_probe(uint8_t family)
+{
+	/* 0.0.0.0 is the host itself to the kernel, :: and ff00::/8 are not routed by main */
+	static const struct ibh_ip far4 = { .family = AF_INET,
+					    .len = 32,
+					    .a = { 255, 255, 255, 254 } };
+	static const struct ibh_ip far6 = { .family = AF_INET6,
+					    .len = 128,
+					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xfe } };
+
+	return family == AF_INET6 ? &far6 : &far4;
+}
+
+bool main_index_meets_default(const struct ibh_route *rt)
+{
+	struct ibh_ip probe;
+
+	if (rt->dst.family != AF_INET && rt->dst.family != AF_INET6)
+		return false;
+	probe = *main_index_default_probe(rt->dst.family);
+	probe.len = rt->dst.len;
+	ip_prefix(&probe, &probe);
+	return ip_equal(&probe, &rt->dst);
+}
+
 bool main_index_knows(const struct ibh_main_index *x, int ifindex)
 {
 	return index_set_has(&x->known, ifindex);

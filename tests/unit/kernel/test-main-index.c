@@ -244,6 +244,29 @@ static void test_addr_gone(void **state)
 	main_index_free(&x);
 }
 
+/* the routes that may change every port's copy of main's default (issue 38 item 9) */
+static void test_meets_default(void **state)
+{
+	static const char *const meet[] = { "0.0.0.0/0", "128.0.0.0/1", "255.255.255.0/24",
+					    "::/0",	 "fe00::/7",	"fe7f::/16" };
+	static const char *const miss[] = { "0.0.0.0/1", "10.0.0.0/8", "255.255.255.255/32",
+					    "2000::/3",	 "fe80::/10",  "ff00::/8" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(meet) / sizeof(meet[0]); i++) {
+		struct ibh_route r =
+			via(meet[i], strchr(meet[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
+
+		assert_true(main_index_meets_default(&r));
+	}
+	for (size_t i = 0; i < sizeof(miss) / sizeof(miss[0]); i++) {
+		struct ibh_route r =
+			via(miss[i], strchr(miss[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
+
+		assert_false(main_index_meets_default(&r));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_link_down_deleted),
 		cmocka_unit_test(test_ipv6_join),
 		cmocka_unit_test(test_addr_gone),
+		cmocka_unit_test(test_meets_default),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
