@@ -46,11 +46,15 @@ struct ibh_rec {
 	bool leftover;
 };
 
+struct ibh_record_index;
+
 struct ibh_record {
 	struct ibh_rec *recs;
 	size_t n, cap;
 	/* false: no record for this namespace yet */
 	bool present;
+	/* the entries by the fields that name them (record.c), made when first asked */
+	struct ibh_record_index *index;
 };
 
 struct ibh_observed {

@@ -17,9 +17,15 @@ struct ibh_ip;
 struct ibh_route;
 
 struct ibh_main_index {
-	/* main's unicast routes (not the kernel's prefix routes) through a known link */
+	/*
+	 * main's unicast routes (not the kernel's prefix routes) through a
+	 * known link, in main's order; a slot whose dst.family is 0 held a
+	 * route that went (the slots close up when half of them are free)
+	 */
 	struct ibh_route *routes;
-	size_t n, cap;
+	size_t n, cap, free_slots;
+	/* the slots by destination: a hash, with a chain through next */
+	size_t *head, mask, *next, next_cap;
 	/* links whose routes of main are all in routes */
 	struct index_set known;
 	/* the watcher's managed links: a route of main through one is a reason to look at it */
