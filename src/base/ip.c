@@ -30,6 +30,25 @@ void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a)
 		ret->a[i] = 0;
 }
 
+int ip_compare(const struct ibh_ip *a, const struct ibh_ip *b)
+{
+	if (a->family != b->family)
+		return a->family < b->family ? -1 : 1;
+	if (a->len != b->len)
+		return a->len < b->len ? -1 : 1;
+	return memcmp(a->a, b->a, ip_bits(a->family) / 8);
+}
+
+uint32_t ip_hash(const struct ibh_ip *a, uint32_t h)
+{
+	/* FNV-1a */
+	h = (h ^ a->family) * 16777619u;
+	h = (h ^ a->len) * 16777619u;
+	for (unsigned int i = 0; i < ip_bits(a->family) / 8; i++)
+		h = (h ^ a->a[i]) * 16777619u;
+	return h;
+}
+
 bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b)
 {
 	return a->family == b->family && memcmp(a->a, b->a, ip_bits(a->family) / 8) == 0;

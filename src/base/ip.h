@@ -23,6 +23,10 @@ unsigned int ip_bits(uint8_t family);
 /* a with the bits past its length cleared */
 void ip_prefix(struct ibh_ip *ret, const struct ibh_ip *a);
 bool ip_equal(const struct ibh_ip *a, const struct ibh_ip *b);
+/* an order of prefixes that agrees with ip_equal (0 exactly when equal), for sorting */
+int ip_compare(const struct ibh_ip *a, const struct ibh_ip *b);
+/* h mixed with what ip_equal compares: equal prefixes hash alike */
+uint32_t ip_hash(const struct ibh_ip *a, uint32_t h);
 /* the same address, whatever the prefix lengths */
 bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b);
 const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len);

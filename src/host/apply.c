@@ -158,14 +158,20 @@ static int record_ahead(struct ibh_apply *a, const struct ibh_plan *p, bool *rec
  * again; a link setting, which apply makes once and only somebody else
  * changes afterwards
  */
-static bool op_repairs(const struct ibh_plan *p, const struct ibh_op *op)
+static bool op_repairs(const struct ibh_record *forgotten, const struct ibh_op *op)
 {
 	if (op_kind(op->kind)->link_setting)
 		return true;
-	for (size_t k = 0; op_kind(op->kind)->adds && k < p->n_ops; k++)
-		if (p->ops[k].kind == IBH_OP_FORGET && rec_same_object(&p->ops[k].rec, &op->rec))
-			return true;
-	return false;
+	return op_kind(op->kind)->adds && record_find(forgotten, &op->rec);
+}
+
+/* what the plan found gone and forgets, found by the fields that name it (op_repairs) */
+static void plan_forgotten(const struct ibh_plan *p, struct ibh_record *ret)
+{
+	for (size_t k = 0; k < p->n_ops; k++)
+		/* out of memory, the back-off misses one repair: nothing worse */
+		if (p->ops[k].kind == IBH_OP_FORGET)
+			(void)record_add(ret, &p->ops[k].rec);
 }
 
 static void note_repair(struct ibh_apply *a, int ifindex)
@@ -212,11 +218,13 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 {
 	const struct ibh_plan *p = &v->plan;
 	const char *name = v->name;
+	struct ibh_record forgotten = {};
 	enum ibh_result res = IBH_OK;
 	bool changed = false;
 	char line[256], why[320];
 	int r;
 
+	plan_forgotten(p, &forgotten);
 	for (size_t i = 0; i < p->n_ops; i++) {
 		const struct ibh_op *op = &p->ops[i];
 
@@ -280,7 +288,7 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 		if (op_kind(op->kind)->drift) {
 			changed = true;
 			a->changes++;
-			if (op_repairs(p, op))
+			if (op_repairs(&forgotten, op))
 				note_repair(a, op->ifindex);
 		}
 		log_full(op_kind(op->kind)->drift ? LOG_INFO : LOG_DEBUG, 0, "%s: %s", op->ifname,
@@ -292,6 +300,7 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 	 * the safe side.
 	 */
 	a->view->record_dirty = true;
+	record_clear(&forgotten);
 	return res;
 }
 

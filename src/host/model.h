@@ -57,6 +57,8 @@ struct ibh_witness {
 	uint32_t created;
 };
 
+struct ibh_record_index;
+
 struct ibh_record {
 	struct ibh_rec *recs;
 	size_t n, cap;
@@ -64,6 +66,8 @@ struct ibh_record {
 	size_t n_wits, cap_wits;
 	/* false: no record for this namespace yet */
 	bool present;
+	/* the entries by the fields that name them (record.c), made when first asked */
+	struct ibh_record_index *index;
 };
 
 struct ibh_observed {

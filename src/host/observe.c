@@ -634,22 +634,11 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 static int observe_main_default(struct ibh_view *v, const struct ibh_link *link, uint8_t family,
 				struct ibh_observed *o)
 {
-	/*
-	 * an address only a default route covers, in reserved space: 0.0.0.0 is
-	 * the host itself to the kernel, :: and ff00::/8 are not routed by main
-	 */
-	static const struct ibh_ip far4 = { .family = AF_INET,
-					    .len = 32,
-					    .a = { 255, 255, 255, 254 } };
-	static const struct ibh_ip far6 = { .family = AF_INET6,
-					    .len = 128,
-					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-						   0xfe } };
+	const struct ibh_ip *probe = main_index_default_probe(family);
 	struct ibh_link other;
 	struct ibh_route rt;
 	bool hidden;
-	int r = kernel->fib_match(v->k, family == AF_INET ? &far4 : &far6, 0, &rt);
+	int r = kernel->fib_match(v->k, probe, 0, &rt);
 
 	/*
 	 * a reject route that the lookup meets answers with its type's error
@@ -665,7 +654,7 @@ static int observe_main_default(struct ibh_view *v, const struct ibh_link *link,
 		if (!hidden)
 			return 0;
 		/* main's defaults leave through any link: all of main, only here */
-		r = main_lookup(v, family == AF_INET ? &far4 : &far6, 0, &rt);
+		r = main_lookup(v, probe, 0, &rt);
 		if (r == -ENOENT)
 			return 0;
 		if (r < 0)

@@ -21,6 +21,7 @@
 #include "op.h"
 #include "plan.h"
 #include "record.h"
+#include "route-index.h"
 
 bool plan_address_managed(const struct ibh_config *c, const struct ibh_ip *a)
 {
@@ -207,11 +208,14 @@ const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const st
 	return NULL;
 }
 
-static const struct ibh_route *table_delete_hit(const struct ibh_observed *o, size_t i)
+static const struct ibh_route *table_delete_hit(const struct route_index *t, size_t i)
 {
-	for (size_t j = 0; j < i; j++)
-		if (route_delete_hits(&o->routes[j], &o->routes[i]))
-			return &o->routes[j];
+	size_t first, n = route_index_dst(t, &t->routes[i].dst, &first);
+
+	/* route_delete_hits() asks for the same prefix: the routes before i with it */
+	for (size_t k = first; k < first + n && t->by_dst[k] < &t->routes[i]; k++)
+		if (route_delete_hits(t->by_dst[k], &t->routes[i]))
+			return t->by_dst[k];
 	return NULL;
 }
 
@@ -256,15 +260,22 @@ static bool peer_gateway(const struct ibh_config *c, const struct ibh_observed *
 	return false;
 }
 
+/* duplicates leave at the end (route_dedup): main may hold a route twice through two hops */
 static int push_copy(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *r)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (route_equal(&(*v)[i], r))
-			return 0;
 	if (array_grow(v, cap, *n, sizeof(*r), 8) < 0)
 		return -ENOMEM;
 	(*v)[(*n)++] = *r;
 	return 0;
+}
+
+/* the configured gateway's default, where main has none: a few at most */
+static bool is_copy_of(const struct ibh_route *v, size_t n, const struct ibh_route *r)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dst.len == 0 && route_equal(&v[i], r))
+			return true;
+	return false;
 }
 
 int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct ibh_route **ret,
@@ -303,6 +314,12 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 		if (route_copy(&m, o->link.ifindex, o->link.name, o->table, &copy))
 			r = push_copy(&v, &n, &cap, &copy);
 	}
+	if (r >= 0) {
+		ssize_t kept = route_dedup(v, n);
+
+		r = kept < 0 ? (int)kept : 0;
+		n = kept < 0 ? n : (size_t)kept;
+	}
 	for (size_t i = 0; i < n; i++)
 		dflt[v[i].dst.family == AF_INET6] |= v[i].dst.len == 0;
 	/* a gateway named in the configuration, where main routes nothing through the port */
@@ -328,7 +345,8 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 		copy.scope = RT_SCOPE_UNIVERSE;
 		copy.metric = f ? 1024 : 0;
 		snprintf(copy.oif_name, sizeof(copy.oif_name), "%s", o->link.name);
-		r = push_copy(&v, &n, &cap, &copy);
+		if (r >= 0 && !is_copy_of(v, n, &copy))
+			r = push_copy(&v, &n, &cap, &copy);
 	}
 	if (r < 0) {
 		free(v);
@@ -339,12 +357,9 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 	return 0;
 }
 
-static bool is_copy(const struct ibh_route *copies, size_t n, const struct ibh_route *have)
+static bool is_copy(const struct route_index *copies, const struct ibh_route *have)
 {
-	for (size_t i = 0; i < n; i++)
-		if (route_equal(&copies[i], have))
-			return true;
-	return false;
+	return route_index_find(copies, have) >= 0;
 }
 
 static bool table_route_wanted(const struct ibh_config *c, const struct ibh_observed *o,
@@ -371,14 +386,6 @@ static ssize_t rule_index(const struct ibh_observed *o, const struct ibh_rule *r
 	return -1;
 }
 
-static ssize_t route_index(const struct ibh_observed *o, const struct ibh_route *r)
-{
-	for (size_t j = 0; j < o->n_routes; j++)
-		if (route_equal(&o->routes[j], r))
-			return (ssize_t)j;
-	return -1;
-}
-
 /*
  * The route of T that keeps the kernel from adding w; not one that ib-hook
  * installed for X and that this plan deletes first, as stale (a copy whose
@@ -386,26 +393,24 @@ static ssize_t route_index(const struct ibh_observed *o, const struct ibh_route 
  */
 static const struct ibh_route *table_add_hit(const struct ibh_config *c,
 					     const struct ibh_observed *o,
-					     const struct ibh_route *w,
-					     const struct ibh_route *copies, size_t n_copies)
+					     const struct route_index *t, const struct ibh_route *w,
+					     const struct route_index *copies)
 {
-	for (size_t j = 0; j < o->n_routes; j++) {
-		const struct ibh_route *f = &o->routes[j];
+	size_t first, n = route_index_dst(t, &w->dst, &first);
+
+	/* route_add_hits() asks for the same prefix: the table's order within it */
+	for (size_t k = first; k < first + n; k++) {
+		const struct ibh_route *f = t->by_dst[k];
 		const struct ibh_rec *owner = plan_route_owner(o, f);
 
 		if (!route_add_hits(f, w))
 			continue;
 		if (owner && !owner->leftover && rec_is_for(owner, &o->link) &&
-		    !table_route_wanted(c, o, f) && !is_copy(copies, n_copies, f))
+		    !table_route_wanted(c, o, f) && !is_copy(copies, f))
 			continue;
 		return f;
 	}
 	return NULL;
-}
-
-bool plan_table_holds(const struct ibh_observed *o, const struct ibh_route *r)
-{
-	return route_index(o, r) >= 0;
 }
 
 bool plan_table_route_present(const struct ibh_observed *o, size_t i)
@@ -413,31 +418,47 @@ bool plan_table_route_present(const struct ibh_observed *o, size_t i)
 	struct ibh_route want;
 
 	wanted_route(o, &o->addrs[i], o->table, &want);
-	return route_index(o, &want) >= 0;
+	for (size_t j = 0; j < o->n_routes; j++)
+		if (route_equal(&o->routes[j], &want))
+			return true;
+	return false;
 }
 
 static int plan_table_routes(const struct ibh_config *c, const struct ibh_observed *o,
-			     enum ibh_action action, const struct ibh_route *copies,
-			     size_t n_copies, struct ibh_plan *p);
+			     enum ibh_action action, const struct route_index *t,
+			     const struct route_index *copies, struct ibh_plan *p);
 
+/*
+ * T(X) and its copies are found by destination (route_index): with tens of
+ * thousands of copies (routing on the host) a scan per route would cost the
+ * square of main's routes through X
+ */
 static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 		       enum ibh_action action, struct ibh_plan *p)
 {
+	struct route_index t = {}, ci = {};
 	struct ibh_route *copies = NULL;
 	size_t n_copies = 0;
 	int r;
 
 	if (action == IBH_ACTION_APPLY && (r = plan_copies(c, o, &copies, &n_copies)) < 0)
 		return r;
-	r = plan_table_routes(c, o, action, copies, n_copies, p);
+	r = route_index_build(&t, o->routes, o->n_routes);
+	if (r >= 0)
+		r = route_index_build(&ci, copies, n_copies);
+	if (r >= 0)
+		r = plan_table_routes(c, o, action, &t, &ci, p);
+	route_index_free(&ci);
+	route_index_free(&t);
 	free(copies);
 	return r;
 }
 
 static int plan_table_routes(const struct ibh_config *c, const struct ibh_observed *o,
-			     enum ibh_action action, const struct ibh_route *copies,
-			     size_t n_copies, struct ibh_plan *p)
+			     enum ibh_action action, const struct route_index *t,
+			     const struct route_index *copies, struct ibh_plan *p)
 {
+	const struct ibh_route *copy = copies->routes;
 	const char *x = o->link.name;
 	struct ibh_route want;
 	char buf[320];
@@ -460,7 +481,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 					o->table, route_format(buf, sizeof(buf), have));
 			continue;
 		}
-		bool wanted = table_route_wanted(c, o, have) || is_copy(copies, n_copies, have);
+		bool wanted = table_route_wanted(c, o, have) || is_copy(copies, have);
 
 		if (owner && owner->leftover && action == IBH_ACTION_APPLY && wanted) {
 			/* deleting it as a leftover would leave the link without it */
@@ -477,7 +498,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 				return r;
 			continue;
 		}
-		hit = table_delete_hit(o, i);
+		hit = table_delete_hit(t, i);
 		if (hit)
 			return refuse(p, -EBUSY,
 				      "deleting route %s from table %u would delete route %s that "
@@ -494,7 +515,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 		const struct ibh_rec *rec = &o->record->recs[i];
 
 		if (rec->kind == IBH_REC_ROUTE && !rec->leftover && rec_is_for(rec, &o->link) &&
-		    rec->route.table == o->table && route_index(o, &rec->route) < 0 &&
+		    rec->route.table == o->table && route_index_find(t, &rec->route) < 0 &&
 		    (r = push_forget(p, rec)) < 0)
 			return r;
 	}
@@ -508,9 +529,9 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 
 		wanted_route(o, &o->addrs[i], o->table, &want);
 		/* an identical route of the user's serves as well, and stays theirs */
-		if (route_index(o, &want) >= 0)
+		if (route_index_find(t, &want) >= 0)
 			continue;
-		hit = table_add_hit(c, o, &want, copies, n_copies);
+		hit = table_add_hit(c, o, t, &want, copies);
 		if (hit)
 			return refuse(p, -EEXIST,
 				      "route %s in table %u, which ib-hook did not install, makes "
@@ -522,19 +543,19 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 			return r;
 	}
 	/* after the prefix routes: the kernel looks a gateway up in T when it adds a route */
-	for (size_t i = 0; i < n_copies; i++) {
+	for (size_t i = 0; i < copies->n; i++) {
 		const struct ibh_route *hit;
 
-		if (route_index(o, &copies[i]) >= 0)
+		if (route_index_find(t, &copy[i]) >= 0)
 			continue;
-		hit = table_add_hit(c, o, &copies[i], copies, n_copies);
+		hit = table_add_hit(c, o, t, &copy[i], copies);
 		if (hit)
 			return refuse(p, -EEXIST,
 				      "route %s in table %u, which ib-hook did not install, makes "
 				      "the kernel refuse ib-hook's copy of main's route %s",
 				      route_format(buf, 160, hit), o->table,
-				      route_format(buf + 160, sizeof(buf) - 160, &copies[i]));
-		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &copies[i], x, o->link.ifindex);
+				      route_format(buf + 160, sizeof(buf) - 160, &copy[i]));
+		r = push_route(p, IBH_OP_ROUTE_ADD, IBH_REC_ROUTE, &copy[i], x, o->link.ifindex);
 		if (r < 0)
 			return r;
 	}
@@ -909,8 +930,9 @@ fail:
 int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 {
 	struct ibh_plan p = {};
+	struct route_index t;
 	char buf[160];
-	int r = 0;
+	int r = route_index_build(&t, o->routes, o->n_routes);
 
 	for (size_t i = 0; o->record && i < o->record->n && r >= 0 && !p.refused; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
@@ -935,10 +957,10 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 					      rec->ifindex);
 			break;
 		case IBH_REC_ROUTE:
-			at = route_index(o, &rec->route);
+			at = route_index_find(&t, &rec->route);
 			if (at < 0) {
 				r = push_forget(&p, rec);
-			} else if (table_delete_hit(o, (size_t)at)) {
+			} else if (table_delete_hit(&t, (size_t)at)) {
 				r = refuse(
 					&p, -EBUSY,
 					"deleting leftover route %s from table %u would delete "
@@ -946,7 +968,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 					ip_to_string(&rec->route.dst, buf, 64, true),
 					rec->route.table,
 					route_format(buf + 64, sizeof(buf) - 64,
-						     table_delete_hit(o, (size_t)at)));
+						     table_delete_hit(&t, (size_t)at)));
 			} else
 				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
 					       rec->ifname, rec->ifindex);
@@ -963,6 +985,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			break;
 		}
 	}
+	route_index_free(&t);
 	if (r < 0) {
 		plan_clear(&p);
 		return r;

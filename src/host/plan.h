@@ -28,8 +28,6 @@ const struct ibh_rec *plan_route_owner(const struct ibh_observed *o, const struc
 const struct ibh_rule *plan_rule_delete_hits(const struct ibh_observed *o, size_t i);
 /* T holds the route apply installs for o->addrs[i]'s prefix, exactly */
 bool plan_table_route_present(const struct ibh_observed *o, size_t i);
-/* T holds r, exactly */
-bool plan_table_holds(const struct ibh_observed *o, const struct ibh_route *r);
 /* main's route for prefix through o->link, whoever made it, or NULL */
 const struct ibh_route *plan_main_route(const struct ibh_observed *o, const struct ibh_ip *prefix);
 /* that route is the one the kernel made for o->addrs[i]: MainRoute=delete's to delete */

@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +29,11 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "ip.h"
 #include "kernel.h"
 #include "record.h"
 
 #define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
-
-void record_clear(struct ibh_record *r)
-{
-	free(r->recs);
-	free(r->wits);
-	memset(r, 0, sizeof(*r));
-}
 
 bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 {
@@ -51,9 +46,131 @@ bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 	return route_same_key(&a->route, &b->route, a->kind == IBH_REC_MAIN);
 }
 
+/*
+ * The entries by the fields that name them: a record holds an entry per copy
+ * of main's routes, and a host that routes may have tens of thousands, which
+ * every plan asks about one by one. A hash of those fields, with a chain per
+ * bucket through next[]: made when first asked, kept by record_add() and
+ * record_forget(), made again when the entries changed otherwise (a count
+ * or an array that is not the one indexed).
+ */
+#define NONE ((size_t)-1)
+
+struct ibh_record_index {
+	const struct ibh_rec *recs;
+	size_t n;
+	size_t *head, mask;
+	size_t *next, cap;
+};
+
+/* what rec_same_object() compares first, hashed: the same object hashes alike */
+static uint32_t rec_hash(const struct ibh_rec *rec)
+{
+	uint32_t h = 2166136261u ^ (uint32_t)rec->kind;
+
+	switch (rec->kind) {
+	case IBH_REC_LINK:
+		return (h ^ (uint32_t)rec->ifindex) * 16777619u;
+	case IBH_REC_RULE:
+		h = ip_hash(&rec->rule.src, h);
+		return ((h ^ rec->rule.table) * 16777619u ^ rec->rule.priority) * 16777619u;
+	default:
+		h = ip_hash(&rec->route.dst, h);
+		return ((h ^ rec->route.table) * 16777619u ^ (uint32_t)rec->route.oif) * 16777619u;
+	}
+}
+
+static void index_free(struct ibh_record_index *x)
+{
+	if (!x)
+		return;
+	free(x->head);
+	free(x->next);
+	free(x);
+}
+
+void record_clear(struct ibh_record *r)
+{
+	free(r->recs);
+	free(r->wits);
+	index_free(r->index);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool index_current(const struct ibh_record *r)
+{
+	return r->index && r->index->recs == r->recs && r->index->n == r->n;
+}
+
+static void index_link(struct ibh_record_index *x, size_t i)
+{
+	size_t b = rec_hash(&x->recs[i]) & x->mask;
+
+	x->next[i] = x->head[b];
+	x->head[b] = i;
+}
+
+static void index_unlink(struct ibh_record_index *x, size_t i)
+{
+	size_t *p = &x->head[rec_hash(&x->recs[i]) & x->mask];
+
+	while (*p != NONE && *p != i)
+		p = &x->next[*p];
+	if (*p == i)
+		*p = x->next[i];
+}
+
+/* the index of r's entries as they are now: 0, or -ENOMEM (and no index) */
+static int index_make(struct ibh_record *r)
+{
+	struct ibh_record_index *x = r->index;
+	size_t buckets = 64;
+
+	while (buckets < 2 * r->n)
+		buckets *= 2;
+	if (!x) {
+		x = calloc(1, sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		r->index = x;
+	}
+	if (x->mask + 1 != buckets || !x->head) {
+		free(x->head);
+		x->head = malloc(buckets * sizeof(*x->head));
+		x->mask = buckets - 1;
+	}
+	if (x->cap < r->cap || !x->next) {
+		free(x->next);
+		x->cap = r->cap > 16 ? r->cap : 16;
+		x->next = malloc(x->cap * sizeof(*x->next));
+	}
+	if (!x->head || !x->next) {
+		index_free(x);
+		r->index = NULL;
+		return -ENOMEM;
+	}
+	for (size_t b = 0; b < buckets; b++)
+		x->head[b] = NONE;
+	x->recs = r->recs;
+	x->n = r->n;
+	for (size_t i = 0; i < r->n; i++)
+		index_link(x, i);
+	return 0;
+}
+
 struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *rec)
 {
-	for (size_t i = 0; i < r->n; i++)
+	/* the index is a cache of the entries: kept beside them, not part of their value */
+	struct ibh_record *m = (struct ibh_record *)r;
+
+	if (!index_current(r) && index_make(m) < 0) {
+		for (size_t i = 0; i < r->n; i++)
+			if (rec_same_object(&r->recs[i], rec))
+				return &r->recs[i];
+		return NULL;
+	}
+	for (size_t i = r->index->head[rec_hash(rec) & r->index->mask]; i != NONE;
+	     i = r->index->next[i])
 		if (rec_same_object(&r->recs[i], rec))
 			return &r->recs[i];
 	return NULL;
@@ -62,6 +179,7 @@ struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *re
 int record_add(struct ibh_record *r, const struct ibh_rec *rec)
 {
 	struct ibh_rec *have = record_find(r, rec);
+	bool indexed = index_current(r);
 
 	if (have) {
 		*have = *rec;
@@ -70,16 +188,36 @@ int record_add(struct ibh_record *r, const struct ibh_rec *rec)
 	if (array_grow(&r->recs, &r->cap, r->n, sizeof(*rec), 16) < 0)
 		return -ENOMEM;
 	r->recs[r->n++] = *rec;
+	/* the index follows, unless it must grow: then it is made again when asked */
+	if (indexed && r->n <= r->index->cap && 2 * r->n <= r->index->mask + 1) {
+		r->index->recs = r->recs;
+		r->index->n = r->n;
+		index_link(r->index, r->n - 1);
+	}
 	return 0;
 }
 
 void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
 {
 	struct ibh_rec *have = record_find(r, rec);
+	size_t i, last;
 
 	if (!have)
 		return;
-	*have = r->recs[--r->n];
+	i = (size_t)(have - r->recs);
+	last = r->n - 1;
+	if (index_current(r)) {
+		index_unlink(r->index, i);
+		if (last != i)
+			index_unlink(r->index, last);
+	}
+	*have = r->recs[last];
+	r->n--;
+	if (r->index && r->index->recs == r->recs && r->index->n == r->n + 1) {
+		r->index->n = r->n;
+		if (last != i)
+			index_link(r->index, i);
+	}
 }
 
 /* the links that vouch: lo (ifindex 1, in every namespace) and those the record names */

@@ -28,6 +28,33 @@ bool main_index_wanted(const struct ibh_route *rt)
 	return rt->type == RTN_UNICAST && rt->protocol != RTPROT_KERNEL;
 }
 
+const struct ibh_ip *main_index_default_probe(uint8_t family)
+{
+	/* 0.0.0.0 is the host itself to the kernel, :: and ff00::/8 are not routed by main */
+	static const struct ibh_ip far4 = { .family = AF_INET,
+					    .len = 32,
+					    .a = { 255, 255, 255, 254 } };
+	static const struct ibh_ip far6 = { .family = AF_INET6,
+					    .len = 128,
+					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+						   0xfe } };
+
+	return family == AF_INET6 ? &far6 : &far4;
+}
+
+bool main_index_meets_default(const struct ibh_route *rt)
+{
+	struct ibh_ip probe;
+
+	if (rt->dst.family != AF_INET && rt->dst.family != AF_INET6)
+		return false;
+	probe = *main_index_default_probe(rt->dst.family);
+	probe.len = rt->dst.len;
+	ip_prefix(&probe, &probe);
+	return ip_equal(&probe, &rt->dst);
+}
+
 bool main_index_knows(const struct ibh_main_index *x, int ifindex)
 {
 	return index_set_has(&x->known, ifindex);
@@ -42,24 +69,109 @@ static bool concerns(const struct ibh_main_index *x, const struct ibh_route *rt)
 	return false;
 }
 
-/* in order: the copies are planned in the order main holds them */
+/*
+ * The slots by destination. A host that routes may hold tens of thousands
+ * of routes through a port (BGP-learned rail prefixes): a notification and
+ * a dump's every route find their destination's few slots by a hash, and a
+ * route that goes frees its slot, so that nothing costs the square of them.
+ */
+#define NONE ((size_t)-1)
+
+static bool live(const struct ibh_route *rt)
+{
+	return rt->dst.family != 0;
+}
+
+static size_t bucket(const struct ibh_main_index *x, const struct ibh_ip *dst)
+{
+	return ip_hash(dst, 2166136261u) & x->mask;
+}
+
+/* the slots of x->routes[0..n) hashed again, in room for cap of them: 0 or -ENOMEM */
+static int rehash(struct ibh_main_index *x, size_t cap)
+{
+	size_t buckets = 64, *head, *next;
+
+	while (buckets < 2 * cap)
+		buckets *= 2;
+	head = malloc(buckets * sizeof(*head));
+	next = malloc((cap ? cap : 1) * sizeof(*next));
+	if (!head || !next) {
+		free(head);
+		free(next);
+		return -ENOMEM;
+	}
+	free(x->head);
+	free(x->next);
+	x->head = head;
+	x->next = next;
+	x->mask = buckets - 1;
+	x->next_cap = cap;
+	for (size_t b = 0; b < buckets; b++)
+		head[b] = NONE;
+	for (size_t i = 0; i < x->n; i++)
+		if (live(&x->routes[i])) {
+			size_t b = bucket(x, &x->routes[i].dst);
+
+			next[i] = head[b];
+			head[b] = i;
+		}
+	return 0;
+}
+
+/* the free slots close up, in order (when half of the slots are free) */
+static void compact(struct ibh_main_index *x)
+{
+	size_t kept = 0;
+
+	if (x->free_slots * 2 <= x->n)
+		return;
+	for (size_t i = 0; i < x->n; i++)
+		if (live(&x->routes[i]))
+			x->routes[kept++] = x->routes[i];
+	x->n = kept;
+	x->free_slots = 0;
+	/* the same room: cannot fail for want of memory only if it keeps its arrays */
+	if (rehash(x, x->next_cap) < 0) {
+		x->n = 0;
+		x->known.n = 0;
+	}
+}
+
+/* the slot i goes: its route leaves the index */
 static void drop(struct ibh_main_index *x, size_t i)
 {
-	memmove(&x->routes[i], &x->routes[i + 1], (x->n - i - 1) * sizeof(*x->routes));
-	x->n--;
+	size_t *p = &x->head[bucket(x, &x->routes[i].dst)];
+
+	while (*p != NONE && *p != i)
+		p = &x->next[*p];
+	if (*p == i)
+		*p = x->next[i];
+	memset(&x->routes[i], 0, sizeof(x->routes[i]));
+	x->free_slots++;
+}
+
+/* the first slot of dst's chain (then x->next[i], NONE at the end) */
+static size_t first_of(const struct ibh_main_index *x, const struct ibh_ip *dst)
+{
+	return x->head ? x->head[bucket(x, dst)] : NONE;
 }
 
 static int add(struct ibh_main_index *x, const struct ibh_route *rt)
 {
-	int r;
+	size_t b;
 
-	for (size_t i = 0; i < x->n; i++)
+	for (size_t i = first_of(x, &rt->dst); i != NONE; i = x->next[i])
 		if (route_equal(&x->routes[i], rt))
 			return 0;
-	r = array_grow(&x->routes, &x->cap, x->n, sizeof(*x->routes), 8);
-	if (r < 0)
-		return r;
-	x->routes[x->n++] = *rt;
+	if (array_grow(&x->routes, &x->cap, x->n, sizeof(*x->routes), 8) < 0)
+		return -ENOMEM;
+	if ((x->n + 1 > x->next_cap || !x->head) && rehash(x, x->cap) < 0)
+		return -ENOMEM;
+	x->routes[x->n] = *rt;
+	b = bucket(x, &rt->dst);
+	x->next[x->n] = x->head[b];
+	x->head[b] = x->n++;
 	return 0;
 }
 
@@ -82,7 +194,7 @@ int main_index_through(const struct ibh_main_index *x, int ifindex, struct ibh_r
 	for (size_t i = 0; i < x->n; i++) {
 		int r;
 
-		if (!route_through(&x->routes[i], ifindex))
+		if (!live(&x->routes[i]) || !route_through(&x->routes[i], ifindex))
 			continue;
 		r = array_grow(v, cap, *n, sizeof(**v), 4);
 		if (r < 0)
@@ -92,31 +204,32 @@ int main_index_through(const struct ibh_main_index *x, int ifindex, struct ibh_r
 	return 0;
 }
 
-/* the links rt leaves through are read again; its copies in the index go */
-static void forget_route_links(struct ibh_main_index *x, const struct ibh_route *rt)
+/* the links rt leaves through are read again (sweep() then drops their routes) */
+static void unknow_links(struct ibh_main_index *x, const struct ibh_route *rt)
 {
-	struct ibh_route r = *rt;
+	index_set_del(&x->known, rt->oif);
+	for (size_t h = 0; h < rt->n_hops; h++)
+		index_set_del(&x->known, rt->hops[h].oif);
+}
 
-	index_set_del(&x->known, r.oif);
-	for (size_t h = 0; h < r.n_hops; h++)
-		index_set_del(&x->known, r.hops[h].oif);
-	/* what no known link leaves through is no longer the index's */
-	for (size_t i = x->n; i-- > 0;)
-		if (!concerns(x, &x->routes[i]))
+/* what no known link leaves through is no longer the index's: one pass */
+static void sweep(struct ibh_main_index *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (live(&x->routes[i]) && !concerns(x, &x->routes[i]))
 			drop(x, i);
+	compact(x);
 }
 
 void main_index_forget(struct ibh_main_index *x, int ifindex)
 {
-	/* forget_route_links() may drop more than one */
-	for (size_t i = x->n; i-- > 0;)
-		if (i < x->n && route_through(&x->routes[i], ifindex)) {
-			struct ibh_route rt = x->routes[i];
-
+	for (size_t i = 0; i < x->n; i++)
+		if (live(&x->routes[i]) && route_through(&x->routes[i], ifindex)) {
+			unknow_links(x, &x->routes[i]);
 			drop(x, i);
-			forget_route_links(x, &rt);
 		}
 	index_set_del(&x->known, ifindex);
+	sweep(x);
 }
 
 void main_index_link_down(struct ibh_main_index *x, int ifindex)
@@ -126,22 +239,31 @@ void main_index_link_down(struct ibh_main_index *x, int ifindex)
 	 * so, IPv4 does not); one with several stays with that hop dead: which
 	 * of its hops the kernel reports then is read again
 	 */
-	for (size_t i = x->n; i-- > 0;) {
-		struct ibh_route rt;
+	bool unknown = false;
 
-		if (i >= x->n || !route_through(&x->routes[i], ifindex))
+	for (size_t i = 0; i < x->n; i++) {
+		if (!live(&x->routes[i]) || !route_through(&x->routes[i], ifindex))
 			continue;
-		rt = x->routes[i];
+		if (x->routes[i].n_hops) {
+			unknow_links(x, &x->routes[i]);
+			unknown = true;
+		}
 		drop(x, i);
-		if (rt.n_hops)
-			forget_route_links(x, &rt);
 	}
+	if (unknown)
+		sweep(x);
+	else
+		compact(x);
 }
 
 void main_index_forget_all(struct ibh_main_index *x)
 {
 	x->n = 0;
+	x->free_slots = 0;
 	x->known.n = 0;
+	if (x->head)
+		for (size_t b = 0; b <= x->mask; b++)
+			x->head[b] = NONE;
 }
 
 /* the kernel's NLM_F_REPLACE of one puts it in the other's place: same prefix, tos and metric */
@@ -160,37 +282,39 @@ static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 
 int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace)
 {
-	size_t placed = 0;
-	bool exact = false;
+	size_t placed = 0, i, nx;
+	bool exact = false, unknown = false;
 	int r = 0;
 
-	for (size_t i = 0; i < x->n; i++) {
+	/* only the slots of rt's destination can be of its place */
+	for (i = first_of(x, &rt->dst); i != NONE; i = x->next[i]) {
 		placed += same_place(&x->routes[i], rt);
 		exact |= route_equal(&x->routes[i], rt);
 	}
 	if (!add_) {
-		for (size_t i = x->n; exact && i-- > 0;)
-			if (route_equal(&x->routes[i], rt))
+		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
+			nx = x->next[i];
+			if (exact && route_equal(&x->routes[i], rt)) {
 				drop(x, i);
-		/* a next hop of an IPv6 multipath route went: which ones stay is not said */
-		if (!exact && placed && rt->dst.family == AF_INET6)
-			for (size_t i = x->n; i-- > 0;)
-				if (i < x->n && same_place(&x->routes[i], rt)) {
-					struct ibh_route old = x->routes[i];
-
-					drop(x, i);
-					forget_route_links(x, &old);
-				}
+			} else if (!exact && placed && rt->dst.family == AF_INET6 &&
+				   same_place(&x->routes[i], rt)) {
+				/* a next hop of an IPv6 multipath route went: which stay is not said */
+				unknow_links(x, &x->routes[i]);
+				unknown = true;
+				drop(x, i);
+			}
+		}
+		if (unknown)
+			sweep(x);
+		else
+			compact(x);
 		return 0;
 	}
-	for (size_t i = x->n; i-- > 0;) {
-		struct ibh_route old;
-
-		if (i >= x->n || !same_place(&x->routes[i], rt) || route_equal(&x->routes[i], rt) ||
+	for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
+		nx = x->next[i];
+		if (!same_place(&x->routes[i], rt) || route_equal(&x->routes[i], rt) ||
 		    !(replace || joins(&x->routes[i], rt)))
 			continue;
-		old = x->routes[i];
-		drop(x, i);
 		/*
 		 * The kernel says the new route only. Which route it replaced is
 		 * the one the index held of that place, when it held one (unless
@@ -200,14 +324,20 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		 * read them again.
 		 */
 		if (placed > 1 || !replace) {
-			forget_route_links(x, &old);
-			forget_route_links(x, rt);
+			unknow_links(x, &x->routes[i]);
+			unknow_links(x, rt);
+			unknown = true;
 		}
+		drop(x, i);
 	}
+	if (unknown)
+		sweep(x);
 	if (main_index_wanted(rt) && concerns(x, rt))
 		r = add(x, rt);
-	if (r < 0)
-		forget_route_links(x, rt);
+	if (r < 0) {
+		unknow_links(x, rt);
+		sweep(x);
+	}
 	return r;
 }
 
@@ -218,14 +348,13 @@ void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ib
 	 * through the link with its last address; IPv6 drops the source from
 	 * them: all without a notification
 	 */
-	for (size_t i = x->n; i-- > 0;)
-		if (i < x->n && x->routes[i].src.family &&
+	for (size_t i = 0; i < x->n; i++)
+		if (live(&x->routes[i]) && x->routes[i].src.family &&
 		    ip_same_address(&x->routes[i].src, addr)) {
-			struct ibh_route rt = x->routes[i];
-
+			unknow_links(x, &x->routes[i]);
 			drop(x, i);
-			forget_route_links(x, &rt);
 		}
+	sweep(x);
 	if (addr->family == AF_INET)
 		main_index_forget(x, ifindex);
 }
@@ -233,6 +362,8 @@ void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ib
 void main_index_free(struct ibh_main_index *x)
 {
 	free(x->routes);
+	free(x->head);
+	free(x->next);
 	index_set_free(&x->known);
 	index_set_free(&x->managed);
 	*x = (struct ibh_main_index){};

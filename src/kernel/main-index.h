@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "array.h"
 
@@ -16,9 +17,15 @@ struct ibh_ip;
 struct ibh_route;
 
 struct ibh_main_index {
-	/* main's unicast routes (not the kernel's prefix routes) through a known link */
+	/*
+	 * main's unicast routes (not the kernel's prefix routes) through a
+	 * known link, in main's order; a slot whose dst.family is 0 held a
+	 * route that went (the slots close up when half of them are free)
+	 */
 	struct ibh_route *routes;
-	size_t n, cap;
+	size_t n, cap, free_slots;
+	/* the slots by destination: a hash, with a chain through next */
+	size_t *head, mask, *next, next_cap;
 	/* links whose routes of main are all in routes */
 	struct index_set known;
 	/* the watcher's managed links: a route of main through one is a reason to look at it */
@@ -29,6 +36,18 @@ struct ibh_main_index {
 
 /* a route of main that T copies: unicast, through a device, not the kernel's prefix route */
 bool main_index_wanted(const struct ibh_route *rt);
+/*
+ * The address whose lookup finds main's default route of family (the
+ * one-subnet layout copies another port's default into every port's table):
+ * one that only a default route covers, in reserved space
+ */
+const struct ibh_ip *main_index_default_probe(uint8_t family);
+/*
+ * rt is a route that lookup may meet: a default, or a route that covers the
+ * probe and so hides the default from it (`0.0.0.0/1` + `128.0.0.0/1`). Its
+ * coming or going may change what every port copies, whatever its device.
+ */
+bool main_index_meets_default(const struct ibh_route *rt);
 bool main_index_knows(const struct ibh_main_index *x, int ifindex);
 /* the routes of a dump of main filtered by ifindex: known from now on */
 int main_index_learn(struct ibh_main_index *x, int ifindex, const struct ibh_route *routes,

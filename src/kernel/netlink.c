@@ -863,18 +863,22 @@ static void mark(struct ibh_events *ev, int ifindex)
 }
 
 /*
- * A route of main concerns the managed links it leaves through (their
- * copies, MainRoute=delete); a default route also every managed link without
- * one (the one-subnet layout copies another port's default: a lookup); a
- * route without a device every link (a lookup may now end in it). A route
- * through devices ib-hook does not manage (a BGP host's uplink) concerns
- * nobody: no pass, no read of main.
+ * A route of main concerns the managed links it leaves through: their
+ * copies, and the lookups a link's run makes through its own device (its
+ * prefix route under MainRoute=delete, a gateway's reach). The one lookup
+ * of a run that any device's route can change is the one for main's
+ * default (the one-subnet layout copies another port's default into every
+ * port's table): a route that lookup meets, a default or one that hides
+ * it (`128.0.0.0/1` in front of `default`), concerns every managed link,
+ * through whichever device, as does a route without a device (a lookup may
+ * now end in it). Any other route through devices ib-hook does not manage
+ * (a BGP host's uplink) concerns nobody: no pass, no read of main.
  */
 static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
 {
 	const struct index_set *managed = &ev->main->managed;
 
-	if ((rt->oif <= 0 && !rt->n_hops) || rt->dst.len == 0) {
+	if ((rt->oif <= 0 && !rt->n_hops) || main_index_meets_default(rt)) {
 		ev->tables_changed = true;
 		return;
 	}

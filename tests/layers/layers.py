@@ -23,7 +23,7 @@ FOLDERS = ["base", "kernel", "host", "fleet", ""]  # "": src/ itself, the progra
 LAYERS = [
     ("base", "values", ["ip", "array", "log", "lock", "json"]),
     ("kernel", "messages", ["kernel-abi", "attr"]),
-    ("kernel", "kernel objects", ["rule", "route", "link", "main-index"]),
+    ("kernel", "kernel objects", ["rule", "route", "route-index", "link", "main-index"]),
     ("kernel", "the seam", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
     ("host", "input", ["model", "hookenv", "config", "record"]),
     ("host", "kinds", ["op", "select"]),

@@ -68,6 +68,38 @@ expect_rc "the hook runs again for ib1" 0 hook h "$T_DIR/h.conf" IFACE=ib1 STATE
 expect_eq "  T(ib1)'s copy follows main's changed default" \
 	"default via 172.16.0.254 dev ib1 proto kernel mtu 1400" \
 	"$(ip -n "$(ns h)" route show table "$(table_of h ib1)" default | sed 's/ *$//')"
+
+# With the watcher (issue 38 item 9): a route through ib0 that hides main's
+# default from its lookup (`128.0.0.0/1` + `0.0.0.0/1`, a VPN's or a routing
+# daemon's split default) changes what ib1 copies of the default, though it
+# names ib0 only; deleting it gives ib1 its copy back. Found by
+# ownership-watch-seed-176804069: the watcher looked at ib0 alone.
+# t1_default: T(ib1)'s default, polled (5 s at most) until it says $1
+t1_default() {
+	for _ in $(seq 100); do
+		got=$(ip -n "$(ns h)" route show table "$(table_of h ib1)" default | sed 's/ *$//')
+		[ "$got" = "$1" ] && break
+		sleep 0.05
+	done
+	echo "$got"
+}
+ip netns exec "$(ns h)" "$IB_HOOK" --config "$T_DIR/h.conf" --watch >"$T_DIR/watch.log" 2>&1 &
+W_PID=$!
+copy1="default via 172.16.0.254 dev ib1 proto kernel mtu 1400"
+expect_eq "the watcher keeps T(ib1)'s copy of the default" "$copy1" "$(t1_default "$copy1")"
+ip -n "$(ns h)" route add 128.0.0.0/1 via 172.16.0.254 dev ib0 proto static
+ip -n "$(ns h)" route add 0.0.0.0/1 via 172.16.0.254 dev ib0 proto static
+expect_eq "  main's default hidden by 0.0.0.0/1 + 128.0.0.0/1 through ib0: T(ib1)'s copy goes" \
+	"" "$(t1_default "")"
+ip -n "$(ns h)" route del 128.0.0.0/1 via 172.16.0.254 dev ib0 proto static
+ip -n "$(ns h)" route del 0.0.0.0/1 via 172.16.0.254 dev ib0 proto static
+expect_eq "  ib0's split default deleted from main: T(ib1) has the copy again" \
+	"$copy1" "$(t1_default "$copy1")"
+kill -TERM "$W_PID"
+wait "$W_PID"
+expect_eq "the watcher exits 0 on SIGTERM" 0 "$?"
+check "the watcher logged no error" sh -c "! grep -i -e error -e fail '$T_DIR/watch.log'"
+
 for port in ib0 ib1; do
 	expect_rc "remove $port" 0 ibh h --config "$T_DIR/h.conf" --remove --iface $port
 done

@@ -265,6 +265,64 @@ static void test_write_planted(void **state)
 	}
 }
 
+/*
+ * The record's index (issue 38 item 10): thousands of entries, added,
+ * replaced and forgotten in any order, and entries changed by hand (the
+ * index is made again): every one found, none that is not there
+ */
+static void test_index(void **state)
+{
+	struct ibh_record r = {};
+	struct ibh_rec rec = { .kind = IBH_REC_ROUTE, .ifindex = 3 };
+	enum { N = 5000 };
+
+	(void)state;
+	strcpy(rec.ifname, "ib0");
+	rec.route.dst.family = AF_INET;
+	rec.route.dst.len = 24;
+	rec.route.table = 1003;
+	rec.route.oif = 3;
+	for (int i = 0; i < N; i++) {
+		rec.route.dst.a[1] = (uint8_t)(i >> 8);
+		rec.route.dst.a[2] = (uint8_t)i;
+		assert_int_equal(record_add(&r, &rec), 0);
+		/* a second add of the same object (for another interface) replaces it */
+		strcpy(rec.ifname, "ib9");
+		assert_int_equal(record_add(&r, &rec), 0);
+		strcpy(rec.ifname, "ib0");
+	}
+	assert_int_equal(r.n, N);
+	for (int i = 0; i < N; i += 2) {
+		rec.route.dst.a[1] = (uint8_t)(i >> 8);
+		rec.route.dst.a[2] = (uint8_t)i;
+		record_forget(&r, &rec);
+	}
+	assert_int_equal(r.n, N / 2);
+	for (int i = 0; i < N; i++) {
+		struct ibh_rec *have;
+
+		rec.route.dst.a[1] = (uint8_t)(i >> 8);
+		rec.route.dst.a[2] = (uint8_t)i;
+		have = record_find(&r, &rec);
+		if (i % 2) {
+			assert_non_null(have);
+			assert_string_equal(have->ifname, "ib9");
+			assert_memory_equal(have->route.dst.a, rec.route.dst.a, 4);
+		} else {
+			assert_null(have);
+		}
+	}
+	/* another table is another object */
+	rec.route.dst.a[2] = 1;
+	rec.route.table = 1004;
+	assert_null(record_find(&r, &rec));
+	/* an entry changed by hand, with the count: found as it is now */
+	r.recs[0] = rec;
+	r.n = 1;
+	assert_ptr_equal(record_find(&r, &rec), &r.recs[0]);
+	record_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +331,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_not_regular, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_too_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_planted, setup, teardown),
+		cmocka_unit_test(test_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,12 +10,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "ip.h"
 #include "main-index.h"
+#include "route-index.h"
 #include "route.h"
 
 #define IB0  3
@@ -244,6 +246,104 @@ static void test_addr_gone(void **state)
 	main_index_free(&x);
 }
 
+/* the routes that may change every port's copy of main's default (issue 38 item 9) */
+static void test_meets_default(void **state)
+{
+	static const char *const meet[] = { "0.0.0.0/0", "128.0.0.0/1", "255.255.255.0/24",
+					    "::/0",	 "fe00::/7",	"fe7f::/16" };
+	static const char *const miss[] = { "0.0.0.0/1", "10.0.0.0/8", "255.255.255.255/32",
+					    "2000::/3",	 "fe80::/10",  "ff00::/8" };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(meet) / sizeof(meet[0]); i++) {
+		struct ibh_route r =
+			via(meet[i], strchr(meet[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
+
+		assert_true(main_index_meets_default(&r));
+	}
+	for (size_t i = 0; i < sizeof(miss) / sizeof(miss[0]); i++) {
+		struct ibh_route r =
+			via(miss[i], strchr(miss[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
+
+		assert_false(main_index_meets_default(&r));
+	}
+}
+
+/*
+ * Thousands of routes through a port (issue 38 item 10): learnt, half of
+ * them deleted by notification, one replaced; the index answers as a dump
+ * of main would, in main's order
+ */
+static void test_many(void **state)
+{
+	enum { N = 4000 };
+	struct ibh_main_index x = {};
+	struct ibh_route *v = malloc(N * sizeof(*v)), *got = NULL, moved;
+	size_t n = 0, cap = 0;
+
+	(void)state;
+	assert_non_null(v);
+	for (int i = 0; i < N; i++) {
+		char dst[32];
+
+		snprintf(dst, sizeof(dst), "10.%d.%d.0/24", i >> 8, i & 255);
+		v[i] = via(dst, "10.0.0.2", IB0, 100);
+	}
+	assert_int_equal(main_index_learn(&x, IB0, v, N), 0);
+	/* a dump that says a route twice (two hops of one route) holds it once */
+	assert_int_equal(main_index_note(&x, &v[5], true, false), 0);
+	assert_int_equal(through(&x, IB0, NULL), N);
+	for (int i = 0; i < N; i += 2)
+		assert_int_equal(main_index_note(&x, &v[i], false, false), 0);
+	assert_true(main_index_knows(&x, IB0));
+	moved = v[1];
+	moved.gw = ip("10.0.0.3");
+	assert_int_equal(main_index_note(&x, &moved, true, true), 0);
+	assert_int_equal(main_index_through(&x, IB0, &got, &n, &cap), 0);
+	assert_int_equal(n, N / 2);
+	/* the replacing route comes last: the index appends it */
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_true(route_equal(&got[i], &v[2 * i + 3]));
+	assert_true(route_equal(&got[n - 1], &moved));
+	free(got);
+	free(v);
+	main_index_free(&x);
+}
+
+/* routes sorted by destination answer as a scan would (issue 38 item 10) */
+static void test_route_index(void **state)
+{
+	struct ibh_route v[] = {
+		via("10.1.0.0/24", "10.0.0.2", IB0, 100), via("10.2.0.0/24", "10.0.0.2", IB0, 100),
+		via("10.1.0.0/24", "10.0.0.3", IB0, 100), via("10.1.0.0/16", "10.0.0.2", IB0, 100),
+		via("10.1.0.0/24", "10.0.0.2", IB0, 100), via("fd00::/64", "fe80::1", IB0, 100),
+	};
+	struct route_index t;
+	size_t first;
+
+	(void)state;
+	assert_int_equal(route_index_build(&t, v, 6), 0);
+	assert_int_equal(route_index_dst(&t, &v[0].dst, &first), 3);
+	/* within a destination, the array's order */
+	assert_ptr_equal(t.by_dst[first], &v[0]);
+	assert_ptr_equal(t.by_dst[first + 1], &v[2]);
+	assert_ptr_equal(t.by_dst[first + 2], &v[4]);
+	assert_int_equal(route_index_find(&t, &v[4]), 0);
+	assert_int_equal(route_index_find(&t, &v[2]), 2);
+	assert_int_equal(route_index_find(&t, &v[3]), 3);
+	assert_int_equal(route_index_find(&t, &v[5]), 5);
+	assert_int_equal(
+		route_index_dst(&t, &(struct ibh_ip){ .family = AF_INET, .len = 8 }, &first), 0);
+	route_index_free(&t);
+	/* the later twin of a route leaves, the order stays */
+	struct ibh_route second = via("10.1.0.0/24", "10.0.0.3", IB0, 100),
+			 last = via("fd00::/64", "fe80::1", IB0, 100);
+
+	assert_int_equal(route_dedup(v, 6), 5);
+	assert_true(route_equal(&v[2], &second));
+	assert_true(route_equal(&v[4], &last));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -254,6 +354,9 @@ int main(void)
 		cmocka_unit_test(test_link_down_deleted),
 		cmocka_unit_test(test_ipv6_join),
 		cmocka_unit_test(test_addr_gone),
+		cmocka_unit_test(test_meets_default),
+		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_route_index),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Routes by destination. The order within one destination is the array's,
+ * so that "the first route of the table that ..." is the kernel's first.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ip.h"
+#include "route-index.h"
+#include "route.h"
+
+static int by_dst(const void *a, const void *b)
+{
+	const struct ibh_route *x = *(const struct ibh_route *const *)a,
+			       *y = *(const struct ibh_route *const *)b;
+	int c = ip_compare(&x->dst, &y->dst);
+
+	/* one array: the address is the order */
+	return c ? c : (x > y) - (x < y);
+}
+
+int route_index_build(struct route_index *x, const struct ibh_route *routes, size_t n)
+{
+	*x = (struct route_index){ .routes = routes, .n = n };
+	x->by_dst = malloc((n ? n : 1) * sizeof(*x->by_dst));
+	if (!x->by_dst)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		x->by_dst[i] = &routes[i];
+	qsort(x->by_dst, n, sizeof(*x->by_dst), by_dst);
+	return 0;
+}
+
+void route_index_free(struct route_index *x)
+{
+	free(x->by_dst);
+	*x = (struct route_index){};
+}
+
+size_t route_index_dst(const struct route_index *x, const struct ibh_ip *dst, size_t *first)
+{
+	size_t lo = 0, hi = x->n, end;
+
+	/* the first whose destination is not before dst */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ip_compare(&x->by_dst[mid]->dst, dst) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < x->n && ip_equal(&x->by_dst[end]->dst, dst); end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
+ssize_t route_index_find(const struct route_index *x, const struct ibh_route *r)
+{
+	size_t first, n = route_index_dst(x, &r->dst, &first);
+
+	for (size_t k = first; k < first + n; k++)
+		if (route_equal(x->by_dst[k], r))
+			return x->by_dst[k] - x->routes;
+	return -1;
+}
+
+ssize_t route_dedup(struct ibh_route *v, size_t n)
+{
+	struct route_index x;
+	bool *dup = calloc(n ? n : 1, sizeof(*dup));
+	size_t kept = 0;
+
+	if (!dup || route_index_build(&x, v, n) < 0) {
+		free(dup);
+		return -ENOMEM;
+	}
+	/* within one destination the earlier route comes first: it stays */
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = k + 1; j < n && ip_equal(&x.by_dst[j]->dst, &x.by_dst[k]->dst); j++)
+			if (!dup[x.by_dst[k] - v] && route_equal(x.by_dst[j], x.by_dst[k]))
+				dup[x.by_dst[j] - v] = true;
+	route_index_free(&x);
+	for (size_t i = 0; i < n; i++)
+		if (!dup[i])
+			v[kept++] = v[i];
+	free(dup);
+	return (ssize_t)kept;
+}
