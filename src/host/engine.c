@@ -283,8 +283,7 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 		report_plan(e->rep, link->name, &p);
 		if (o.copies_left && o.table)
 			report_comment(e->rep, link->name, o.table, req->watcher);
-	}
-	else if (p.n_ops) {
+	} else if (p.n_ops) {
 		struct ibh_pending one = { .ifindex = link->ifindex,
 					   .action = action_name(action),
 					   .table = o.table,
@@ -517,8 +516,8 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	int r;
 
 	/* a hook or --iface run leaves T(X)'s copies to the watcher that keeps them */
-	e->view.copies_left = req->watcher > 0 && req->action == IBH_ACTION_APPLY &&
-			      req->mode != IBH_MODE_STATUS;
+	e->view.copies_left =
+		req->watcher > 0 && req->action == IBH_ACTION_APPLY && req->mode != IBH_MODE_STATUS;
 	r = view_link_by_name(&e->view, ifname, &link);
 	if (ensure_report(e, req) < 0)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;

@@ -598,9 +598,10 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 					reload(&w);
 					/* hook runs compare their configuration with this one */
 					if (afd >= 0 && watch_write(afd, w.config) < 0)
-						log_debug("cannot announce the new configuration in "
-							  "'%s.watch'",
-							  engine_record_path(w.engine));
+						log_debug(
+							"cannot announce the new configuration in "
+							"'%s.watch'",
+							engine_record_path(w.engine));
 					w.deadline = now_ms();
 					notify(&w, "READY=1");
 					continue;
