@@ -372,6 +372,38 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 ip netns exec "${pfx}one" "$T/launch" -w "$WARM" "$T/spec" >"$T/results" &
 wait $! || die "the launcher failed"
 
+# --- with the watcher (issue 38, item 11) ----------------------------------
+# A watcher of the namespace with the same configuration follows main and
+# keeps T(X)'s copies: a hook or -i run leaves them to it and does not walk
+# main. Its rows run after the others, in the same namespaces (a watcher
+# there would repair the resets of the rows above), the state already
+# applied: the watcher is started (once) by the untimed preparation, inside
+# the launcher's private /run, and killed with the namespaces.
+for n in one r200k; do
+	cat >"$T/watch-$n.sh" <<EOF
+if [ -f $T/w-$n.pid ] && kill -0 "\$(cat $T/w-$n.pid)" 2>/dev/null; then exit 0; fi
+setsid $IB_HOOK -c $T/one.conf --watch </dev/null >/dev/null 2>&1 &
+echo \$! >$T/w-$n.pid
+i=0
+while [ \$i -lt 400 ]; do
+	$IB_HOOK -c $T/one.conf -i ib1 --dry-run 2>/dev/null | grep -q "watcher's" && exit 0
+	sleep 0.05
+	i=\$((i + 1))
+done
+exit 1
+EOF
+done
+ip netns exec "${pfx}one" sh "$T/applied-one.sh"
+ip netns exec "${pfx}r200k" sh "$T/applied-one.sh"
+printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
+	w_applied "$R3" "${pfx}one" - "$T/watch-one.sh" "$H1" \
+	w_applied_200k "$R3" "${pfx}r200k" - "$T/watch-r200k.sh" "$H1" \
+	w_status_200k "$R4" "${pfx}r200k" - "$T/watch-r200k.sh" "$S1" \
+	w_all2_200k "$R4" "${pfx}r200k" - "$T/watch-r200k.sh" "$HB" >"$T/spec-watch"
+log "measuring with the watcher running (${R3} runs per row, ${R4} for --all and --status)"
+ip netns exec "${pfx}one" "$T/launch" -w "$WARM" "$T/spec-watch" | grep -v '^launcher' >>"$T/results" &
+wait $! || die "the launcher failed (with the watcher)"
+
 # --- the table --------------------------------------------------------------
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
 version=$("$IB_HOOK" --version)
@@ -420,6 +452,11 @@ END {
 	row("applied_200k_nocopy", "  200 000 routes, applied, GatewayRoutes=no", "applied_nocopy", "of 0 routes")
 	row("all2_200k", "  --all (ib0, ib1), 200 000 routes, applied", "all2_200k_nocopy", "of GatewayRoutes=no")
 	row("all2_200k_nocopy", "  --all (ib0, ib1), 200 000, GatewayRoutes=no", "", "")
+	print "3c. the watcher running (a hook or -i run leaves the copies in T to it; already applied)"
+	row("w_applied", "  0 routes", "applied", "of no watcher")
+	row("w_applied_200k", "  200 000 routes", "w_applied", "of 0 routes")
+	row("w_status_200k", "  --status -i ib1, 200 000 routes", "status", "of 0 routes, no watcher")
+	row("w_all2_200k", "  --all (ib0, ib1), 200 000 routes", "all2_200k", "of no watcher")
 	print "3b. --status -i ib1 (already applied) by main table size: fib lookups, no dump of main"
 	row("status", "  0 routes", "", "")
 	row("status_200k", "  200 000 routes", "status", "of 0 routes")
@@ -458,6 +495,7 @@ END {
 	target("apply fresh, " bl " / 0 main routes", med["fresh_" bk] / med["fresh"], "<=", 1.1, "x")
 	target("apply applied, " bl " / 0 main routes", med["applied_" bk] / med["applied"], "<=", 1.1, "x")
 	target("--status, " bl " / 0 main routes", med["status_" bk] / med["status"], "<=", 1.1, "x")
+	target("apply applied, watcher, 200 000 / 0 main routes", med["w_applied_200k"] / med["w_applied"], "<=", 1.1, "x")
 	target("64 seed runs / --all 64, fresh", med["seed64"] / med["all64_fresh"], ">=", 20, "x")
 	target("--all 64 / one apply, fresh", med["all64_fresh"] / med["fresh"], "<=", 10, "x")
 	target("--all 64 / one apply, already applied", med["all64_applied"] / med["applied"], "<=", 10, "x")

@@ -348,6 +348,7 @@ static int take_lock(unsigned long wait_sec)
 /* the runs a person or a dispatcher asked for, under the lock when they change something */
 static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *config)
 {
+	struct ibh_request req = cli->req;
 	struct ibh_engine *engine = NULL;
 	enum ibh_result res = IBH_OK, one;
 	int lock_fd = -1, r;
@@ -369,10 +370,19 @@ static enum ibh_result run_once(const struct cli *cli, const struct ibh_config *
 		if (res != IBH_OK)
 			goto cleanup;
 	}
+	/*
+	 * A watcher of this namespace with this configuration follows main's
+	 * routes and keeps T(X)'s copies: a hook or --iface run leaves them to it
+	 * rather than walk all of main (its lock on the .watch file says it is
+	 * alive; the kernel drops it when it dies, even by SIGKILL)
+	 */
+	if (!cli->all && config->gateway_routes && req.action == IBH_ACTION_APPLY &&
+	    req.mode != IBH_MODE_STATUS)
+		req.watcher = watch_covers(engine_record_path(engine), config);
 	if (cli->all)
-		res = engine_run_all(engine, &cli->req);
+		res = engine_run_all(engine, &req);
 	for (size_t i = 0; i < cli->n_ifaces; i++) {
-		one = engine_run(engine, cli->ifaces[i], &cli->req);
+		one = engine_run(engine, cli->ifaces[i], &req);
 		if (one > res)
 			res = one;
 	}

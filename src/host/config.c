@@ -48,6 +48,16 @@ void config_defaults(struct ibh_config *c)
 		c->hooks[i] = true;
 }
 
+uint64_t config_fingerprint(const struct ibh_config *c)
+{
+	const unsigned char *b = (const unsigned char *)c;
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
+
+	for (size_t i = 0; i < sizeof(*c); i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 bool table_is_reserved(uint64_t table)
 {
 	return table == 0 || (table >= 253 && table <= 255) || table > UINT32_MAX;

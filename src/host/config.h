@@ -86,6 +86,13 @@ void config_error_format(const struct ibh_config_error *err, int r, char *buf, s
 const struct ibh_gateway_entry *config_gateway_of(const struct ibh_config *c, const char *ifname);
 /* [Tables] entry of ifname, or 0 */
 uint32_t config_table_of(const struct ibh_config *c, const char *ifname);
+/*
+ * A hash of the configuration as loaded (config_defaults() zeroes it whole,
+ * so equal configurations hash alike): the watcher publishes its own, and a
+ * hook run leaves the copies of main's routes to a watcher only when it
+ * runs with the same configuration
+ */
+uint64_t config_fingerprint(const struct ibh_config *c);
 bool config_table_is_listed(const struct ibh_config *c, uint32_t table);
 /* T(X); 0 when it falls on a reserved table or overflows */
 uint32_t config_table(const struct ibh_config *c, const char *ifname, int ifindex);

@@ -279,9 +279,11 @@ static enum ibh_result run_link_try(struct ibh_engine *e, const struct ibh_link 
 		say_main_other(e, &o, req);
 	if (action == IBH_ACTION_APPLY && req->mode == IBH_MODE_CHANGE)
 		say_unreachable(e, &o, req);
-	if (req->mode == IBH_MODE_DRY_RUN)
+	if (req->mode == IBH_MODE_DRY_RUN) {
 		report_plan(e->rep, link->name, &p);
-	else if (p.n_ops) {
+		if (o.copies_left && o.table)
+			report_comment(e->rep, link->name, o.table, req->watcher);
+	} else if (p.n_ops) {
 		struct ibh_pending one = { .ifindex = link->ifindex,
 					   .action = action_name(action),
 					   .table = o.table,
@@ -513,6 +515,9 @@ enum ibh_result engine_run(struct ibh_engine *e, const char *ifname, const struc
 	bool managed = false;
 	int r;
 
+	/* a hook or --iface run leaves T(X)'s copies to the watcher that keeps them */
+	e->view.copies_left =
+		req->watcher > 0 && req->action == IBH_ACTION_APPLY && req->mode != IBH_MODE_STATUS;
 	r = view_link_by_name(&e->view, ifname, &link);
 	if (ensure_report(e, req) < 0)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
@@ -602,6 +607,8 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 {
 	int r;
 
+	/* --all reads main's routes through every port itself */
+	e->view.copies_left = false;
 	if (ensure_report(e, req) < 0)
 		return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 	r = view_load_links(&e->view);
@@ -650,6 +657,7 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 	struct ibh_link link;
 	int r;
 
+	e->view.copies_left = false; /* the watcher's own run */
 	r = view_link_by_index(&e->view, ifindex, &link);
 	if (r == -ENODEV)
 		forget_link(e, ifindex);

@@ -31,6 +31,12 @@ struct ibh_request {
 	/* the watcher: links that wait out a fight, which engine_run_all() leaves alone */
 	const int *held;
 	size_t n_held;
+	/*
+	 * a hook or --iface run while the watcher of this namespace (that pid)
+	 * runs with the same configuration: it follows main's routes, so the
+	 * copies of them in T(X) are left to it (no walk of main); 0: none
+	 */
+	int watcher;
 };
 
 /* says why it failed (netlink, no name for the namespace) */

@@ -100,6 +100,11 @@ struct ibh_observed {
 	struct ibh_route *main_via;
 	size_t n_main_via, cap_main_via;
 	/*
+	 * the watcher keeps the copies (a hook run while it runs): main_via was
+	 * not read, and the plan neither adds nor deletes copies
+	 */
+	bool copies_left;
+	/*
 	 * main's routes through the link whose gateway the link does not reach
 	 * (its address went, the route stayed): the kernel refuses their copies
 	 */

@@ -783,7 +783,9 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 		if (rt->oif > 0 && view_link_by_index(v, rt->oif, &other) == 0)
 			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
 	}
-	if (c->gateway_routes && action == IBH_ACTION_APPLY && o->table) {
+	o->copies_left =
+		c->gateway_routes && action == IBH_ACTION_APPLY && !status && v->copies_left;
+	if (c->gateway_routes && action == IBH_ACTION_APPLY && o->table && !o->copies_left) {
 		r = observe_main_via(v, link, o);
 		if (r < 0)
 			goto cleanup;

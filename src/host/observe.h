@@ -43,6 +43,8 @@ struct ibh_view {
 	 * link and run, or in the watcher, read once and then followed
 	 */
 	struct ibh_main_index main;
+	/* T(X)'s copies of main's routes are the watcher's (ibh_request.watcher): main is not read */
+	bool copies_left;
 	/* what ib-hook installed in this namespace */
 	char record_path[256];
 	/* no netns cookie: the record must name one of the namespace's addresses (record.c) */

@@ -289,7 +289,8 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 
 	*ret = NULL;
 	*n_ret = 0;
-	if (!c->gateway_routes)
+	/* the watcher's, while it runs: this run knows nothing of main's routes through X */
+	if (!c->gateway_routes || o->copies_left)
 		return 0;
 	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
 		const struct ibh_route *m = &o->main_via[i];
@@ -375,6 +376,29 @@ static bool table_route_wanted(const struct ibh_config *c, const struct ibh_obse
 			return true;
 	}
 	return false;
+}
+
+/*
+ * A route of T that ib-hook installed for X and that is no prefix route of
+ * X's, while the watcher keeps the copies: a copy the watcher wants or will
+ * take back at its pass over X, which this run leaves alone; unless it stands
+ * in the way of one of X's prefix routes, which this run adds
+ */
+static bool left_to_watcher(const struct ibh_config *c, const struct ibh_observed *o,
+			    const struct ibh_route *have)
+{
+	struct ibh_route want;
+
+	if (!o->copies_left)
+		return false;
+	for (size_t i = 0; i < o->n_addrs; i++) {
+		if (!plan_address_managed(c, &o->addrs[i].ip) || !is_first_of_prefix(c, o, i))
+			continue;
+		wanted_route(o, &o->addrs[i], o->table, &want);
+		if (route_add_hits(have, &want))
+			return false;
+	}
+	return true;
 }
 
 /* where the kernel's rule (route of T) equal to r is, or -1 */
@@ -498,6 +522,8 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 				return r;
 			continue;
 		}
+		if (action == IBH_ACTION_APPLY && owner && left_to_watcher(c, o, have))
+			continue;
 		hit = table_delete_hit(t, i);
 		if (hit)
 			return refuse(p, -EBUSY,

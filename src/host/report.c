@@ -544,6 +544,16 @@ void report_plan(struct ibh_report *r, const char *ifname, const struct ibh_plan
 	}
 }
 
+void report_comment(struct ibh_report *r, const char *ifname, uint32_t table, int watcher)
+{
+	if (r->json)
+		return; /* a list of commands: the copies are no command of this run's */
+	fprintf(r->out,
+		"# %s: the copies of main's routes in table %u are the watcher's (pid %d): "
+		"it adds and deletes them, this run does not\n",
+		ifname, table, watcher);
+}
+
 void report_leftovers(struct ibh_report *r, const struct ibh_plan *p)
 {
 	char cmd[512];

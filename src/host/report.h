@@ -36,6 +36,8 @@ enum ibh_verdict report_status(struct ibh_report *r, const struct ibh_config *c,
 void report_unmanaged(struct ibh_report *r, const char *ifname, const char *why);
 /* --dry-run: what apply would do for one interface */
 void report_plan(struct ibh_report *r, const char *ifname, const struct ibh_plan *p);
+/* --dry-run of a hook or --iface run: T(X)'s copies are left to the watcher (a # line) */
+void report_comment(struct ibh_report *r, const char *ifname, uint32_t table, int watcher);
 /* what earlier configurations left (--status: leftovers; --dry-run: operations) */
 void report_leftovers(struct ibh_report *r, const struct ibh_plan *p);
 /*

@@ -371,49 +371,83 @@ static int watch_file_open(const char *record_path, int flags)
 	return fd;
 }
 
-static int watch_announce(const char *record_path)
+/*
+ * The file says the watcher's pid, then the fingerprint of its configuration
+ * (config_fingerprint): a hook run that runs with the same one leaves the
+ * copies of main's routes to it (watch_covers)
+ */
+static int watch_write(int fd, const struct ibh_config *c)
 {
-	char pid[32];
-	int fd, n;
+	char text[64];
+	int n = snprintf(text, sizeof(text), "%ld\nconfig %016llx\n", (long)getpid(),
+			 (unsigned long long)config_fingerprint(c));
+
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, text, (size_t)n, 0) != n)
+		return errno ? -errno : -EIO;
+	return 0;
+}
+
+static int watch_announce(const char *record_path, const struct ibh_config *c)
+{
+	int fd, r;
 
 	/* the record's directory may not exist before the first change */
 	(void)mkdir(kernel->state_dir, 0755);
 	fd = watch_file_open(record_path, O_RDWR | O_CREAT);
 	if (fd < 0)
 		return fd;
-	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || ftruncate(fd, 0) < 0 ||
-	    write(fd, pid, (size_t)n) != n) {
-		int r = -errno;
-
+	r = flock(fd, LOCK_EX | LOCK_NB) < 0 ? -errno : watch_write(fd, c);
+	if (r < 0) {
 		close(fd);
-		return r ? r : -EIO;
+		return r;
 	}
 	return fd;
 }
 
-int watch_running(const char *record_path)
+/* the pid of the live watcher and its file's text, 0 when none runs, or -errno */
+static int watch_read(const char *record_path, char *buf, size_t size)
 {
-	char buf[32] = "";
 	ssize_t n;
 	int fd = watch_file_open(record_path, O_RDONLY), r;
 
+	buf[0] = '\0';
 	if (fd == -ENOENT)
 		return 0;
 	if (fd < 0)
 		return fd;
+	/* the kernel drops the watcher's lock when it ends, even by SIGKILL */
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
 		close(fd);
 		return 0; /* left by a watcher that ended */
 	}
 	r = errno == EWOULDBLOCK ? 0 : -errno;
-	n = r < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	n = r < 0 ? -1 : read(fd, buf, size - 1);
 	close(fd);
 	if (r < 0)
 		return r;
 	buf[n > 0 ? n : 0] = '\0';
 	r = atoi(buf);
 	return r > 0 ? r : -EBADMSG;
+}
+
+int watch_running(const char *record_path)
+{
+	char buf[64];
+
+	return watch_read(record_path, buf, sizeof(buf));
+}
+
+int watch_covers(const char *record_path, const struct ibh_config *c)
+{
+	char buf[64], want[32];
+	const char *line;
+	int pid = watch_read(record_path, buf, sizeof(buf));
+
+	if (pid <= 0)
+		return 0;
+	snprintf(want, sizeof(want), "config %016llx\n", (unsigned long long)config_fingerprint(c));
+	line = strchr(buf, '\n');
+	return line && strcmp(line + 1, want) == 0 ? pid : 0;
 }
 
 /*
@@ -474,7 +508,7 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 	if (engine_new(w.config, &w.engine) < 0)
 		goto cleanup;
 	w.ev.main = engine_follow_main(w.engine);
-	afd = watch_announce(engine_record_path(w.engine));
+	afd = watch_announce(engine_record_path(w.engine), w.config);
 	if (afd < 0)
 		log_debug("cannot announce the watcher in '%s.watch': %s",
 			  engine_record_path(w.engine), strerror(-afd));
@@ -562,6 +596,12 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 				if (si.ssi_signo == SIGHUP) {
 					notify(&w, "RELOADING=1");
 					reload(&w);
+					/* hook runs compare their configuration with this one */
+					if (afd >= 0 && watch_write(afd, w.config) < 0)
+						log_debug(
+							"cannot announce the new configuration in "
+							"'%s.watch'",
+							engine_record_path(w.engine));
 					w.deadline = now_ms();
 					notify(&w, "READY=1");
 					continue;

@@ -25,3 +25,9 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
  * none runs, or -errno
  */
 int watch_running(const char *record_path);
+/*
+ * The pid of the watcher of that namespace when it runs with configuration c
+ * (the fingerprint its file holds): it follows main's routes and keeps T(X)'s
+ * copies of them, so a hook run may leave those to it. 0 when none does.
+ */
+int watch_covers(const char *record_path, const struct ibh_config *c);

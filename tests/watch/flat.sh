@@ -55,6 +55,9 @@ within 30 grep -q 'ib1: ifindex' "$T_DIR/h.log" || not_ok "the watcher did not s
 within 10 grep -q 'ib0: ifindex' "$T_DIR/h.log" || not_ok "the watcher did not look at ib0"
 start=$(dumps "$T_DIR/watch.trace")
 expect_eq "the watcher's first pass: one dump of main per port" 2 "$start"
+# a hook or --iface run leaves T(X)'s copies to the watcher that follows main (issue 38, item 11)
+traced "$T_DIR/one-watched.trace" "$IB_HOOK" -c "$T_DIR/h.conf" -i ib1
+expect_eq "-i ib1 while the watcher runs: main not dumped" 0 "$(dumps "$T_DIR/one-watched.trace")"
 runs0() { grep -c 'ib0: ifindex' "$T_DIR/h.log"; }
 runs1() { grep -c 'ib1: ifindex' "$T_DIR/h.log"; }
 before0=$(runs0) before1=$(runs1)
