@@ -69,14 +69,20 @@ for release in bullseye bookworm trixie; do
 	fi
 	# the test's own time limit comes first: it then stops its VMs and
 	# deletes its namespace itself
-	VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb"
-	r=$?
+	VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb" |
+		tee "$tmp/pair-$release.log"
+	r=${PIPESTATUS[0]}
 	case $r in
 	0) ;;
 	77) echo "# skipped: qemu cannot run here even after installing it"
 	    echo "FAIL: vm-$release"; rc=1 ;;
 	124|137) echo "FAIL: vm-$release (over its $limit s)"; rc=1 ;;
-	*) rc=1 ;;
+	*)
+		# rping.sh names the failed check; should it not, this says so
+		grep -q '^FAIL: ' "$tmp/pair-$release.log" ||
+			echo "FAIL: vm-$release (exit $r without naming a failed check)"
+		rc=1
+		;;
 	esac
 	echo "# vm $release: $(($(date +%s) - t0)) s"
 done
