@@ -23,8 +23,18 @@ install_missing autopkgtest:autopkgtest mmdebstrap:mmdebstrap newuidmap:uidmap |
 # in /etc/subuid, whoever it belongs to: root's must come first
 for f in /etc/subuid /etc/subgid; do
 	[ "$(head -n 1 "$f" 2>/dev/null | cut -d: -f1)" = root ] && continue
-	{ grep '^root:' "$f" || echo 'root:1000000:65536'; grep -v '^root:' "$f"; } >"$f.new" 2>/dev/null &&
-		cat "$f.new" >"$f" && rm -f "$f.new" || { echo "FAIL: autopkgtest subordinate IDs ($f)"; exit 1; }
+	# the file may be missing, empty (a new machine: the group's last grep
+	# then selects nothing and exits 1) or hold other users' ranges only;
+	# grep's exit 1 is "no such line", not an error (2: unreadable)
+	if ! touch "$f" || ! {
+		if grep -q '^root:' "$f"; then grep '^root:' "$f"; else echo 'root:1000000:65536'; fi
+		grep -v '^root:' "$f" || [ $? = 1 ]
+	} >"$f.new" || ! cat "$f.new" >"$f"; then
+		rm -f "$f.new"
+		echo "FAIL: autopkgtest subordinate IDs ($f)"
+		exit 1
+	fi
+	rm -f "$f.new"
 done
 
 tmp=$(mktemp -d /var/tmp/ib-hook-autopkgtest.XXXXXX)

@@ -1051,6 +1051,13 @@ int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_ev
 
 	m->own_port = own_port;
 	m->ev = ev;
+	/*
+	 * Until the socket is empty, not one datagram (nl_recvmsgs() returns 0
+	 * after each): once it overflowed, the kernel drops every notification
+	 * without saying ENOBUFS again until a read finds the queue empty. A
+	 * pass started with a datagram still queued lost, unsaid, whatever
+	 * changed during it (issue 41: a storm's last addresses, never applied).
+	 */
 	for (;;) {
 		r = nl_recvmsgs_default(m->sk);
 		/* libnl reports ENOBUFS (events were lost) as NLE_NOMEM: read everything again */
@@ -1065,8 +1072,6 @@ int netlink_monitor_read(struct ibh_monitor *m, uint32_t own_port, struct ibh_ev
 			return 0;
 		if (r < 0)
 			return nle_to_errno(r);
-		if (r == 0)
-			return 0;
 	}
 }
 

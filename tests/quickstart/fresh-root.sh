@@ -10,12 +10,17 @@
 # one after the other; then the user runs `tests/run --suite unit` in the same
 # tree, as the README promises. Needs root.
 #
-#   tests/quickstart/fresh-root.sh [-r RELEASE] [-f sudo|root] [-s SUITES] [SOURCE-DIR]
+#   tests/quickstart/fresh-root.sh [-r RELEASE] [-f sudo|root] [-s SUITES] [-o SUITES] [SOURCE-DIR]
 #
 # RELEASE is bookworm (default) or trixie. -s SUITES (space separated) runs
-# the second command with `--suite S` for each, instead of every suite: what
-# .ci/quickstart.sh replays for the form whose whole suite another
-# combination already ran on that release. SOURCE-DIR defaults to the tree
+# the second command with `--suite S` for each, instead of every suite.
+# -o SUITES: afterwards, in the same root, the other form's two commands in
+# a second clean copy of the tree (~/ib-hook-FORM), the second one with
+# `--suite S` for each of SUITES, then the unit suite as the user: what
+# .ci/quickstart.sh replays of the form whose whole suite the other
+# release's replay ran (its packages are installed by then: the first
+# command's build-dep installs nothing; the sudo form gets sudo first, the
+# root form keeps it). SOURCE-DIR defaults to the tree
 # this script is in. The full transcript goes to $QUICKSTART_TRANSCRIPT
 # (default /var/tmp/ib-hook-quickstart-RELEASE-FORM.txt).
 # QUICKSTART_APT_ARCHIVES=DIR keeps apt's downloads in DIR for the next
@@ -26,8 +31,8 @@
 # quick start has a sudo form and a root form of two commands each, the same
 # but for sudo), quickstart-RELEASE-FORM-cmd1, -cmd2, -unit-as-user and
 # quickstart-host-untouched, and one PASS:/FAIL:/SKIP: line per test that the
-# second command ran (quickstart-RELEASE-FORM: SUITE/TEST); exits 1 if any
-# failed. Everything it mounts and creates is removed on exit, Ctrl-C
+# second command ran (quickstart-RELEASE-FORM: SUITE/TEST), the same for the
+# other form with -o; exits 1 if any failed. Everything it mounts and creates is removed on exit, Ctrl-C
 # included.
 
 set -u
@@ -36,15 +41,17 @@ export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 suite=bookworm
 form=sudo
 suites=
+other_suites=
 usage() {
-	echo "usage: fresh-root.sh [-r bookworm|trixie] [-f sudo|root] [-s SUITES] [SOURCE-DIR]" >&2
+	echo "usage: fresh-root.sh [-r bookworm|trixie] [-f sudo|root] [-s SUITES] [-o SUITES] [SOURCE-DIR]" >&2
 	exit 2
 }
-while getopts r:f:s: opt; do
+while getopts r:f:s:o: opt; do
 	case $opt in
 	r) suite=$OPTARG ;;
 	f) form=$OPTARG ;;
 	s) suites=$OPTARG ;;
+	o) other_suites=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -157,16 +164,18 @@ else
 	fail "quickstart-readme (README.md: under \"Quick start\" ${#with_sudo[@]} commands in the first block, ${#as_root[@]} in the second; wanted two with sudo, then the same two without it)"
 	exit 1
 fi
-if [ "$form" = sudo ]; then
-	cmds=("${with_sudo[@]}")
-else
-	cmds=("${as_root[@]}")
-fi
-if [ -n "$suites" ]; then
-	for s in $suites; do
+# commands FORM SUITES: the form's two commands into cmds, the second with
+# --suite S for each of SUITES
+commands() {
+	if [ "$1" = sudo ]; then
+		cmds=("${with_sudo[@]}")
+	else
+		cmds=("${as_root[@]}")
+	fi
+	for s in $2; do
 		cmds[1]="${cmds[1]} --suite $s"
 	done
-fi
+}
 
 tmp=$(mktemp -d /var/tmp/ib-hook-quickstart.XXXXXX) || fatal "mktemp failed"
 chmod 0755 "$tmp"
@@ -198,18 +207,22 @@ elif chroot "$root" sh -c 'command -v sudo' >/dev/null 2>&1; then
 	fatal "the root form's root has sudo"
 fi
 
-# a clean copy of the tree: tracked and untracked files, not ignored ones
-dest=$root/home/$user/ib-hook
-mkdir -p "$dest"
-if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
-	(cd "$src" && git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"; done |
-		xargs -0 cp --parents -P -t "$dest" --) || fatal "copying the source tree failed"
-else
-	(cd "$src" && tar --exclude=./.git --exclude='./build*' --exclude=./debian/.debhelper -cf - .) |
-		(cd "$dest" && tar -xf -) || fatal "copying the source tree failed"
-fi
-chroot "$root" chown -R "$user:$user" "/home/$user/ib-hook" || fatal "chown failed"
+# clone DIR: a clean copy of the tree in the user's ~/DIR, the user's:
+# tracked and untracked files, not ignored ones
+clone() {
+	local dest=$root/home/$user/$1
+	mkdir -p "$dest"
+	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$src" && git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do [ -e "$f" ] || [ -L "$f" ] && printf '%s\0' "$f"; done |
+			xargs -0 cp --parents -P -t "$dest" --) || return 1
+	else
+		(cd "$src" && tar --exclude=./.git --exclude='./build*' --exclude=./debian/.debhelper -cf - .) |
+			(cd "$dest" && tar -xf -) || return 1
+	fi
+	chroot "$root" chown -R "$user:$user" "/home/$user/$1"
+}
+clone ib-hook || fatal "copying the source tree failed"
 
 # The root must be a mount point for `ip netns add` inside it; private, so
 # that nothing mounted inside reaches the host.
@@ -232,16 +245,18 @@ fi
 echo "# root ready after $(($(date +%s) - t0))s"
 
 # run NAME TIMEOUT WHO CMD [LINE]: CMD as WHO (a login shell) in the user's
-# clone, its output in the transcript and in $tmp/NAME.log; says PASS when it
-# exits 0 (and printed a line matching the regular expression LINE), else FAIL
+# clone ~/$tree, its output in the transcript and in $tmp/NAME.log; says PASS
+# when it exits 0 (and printed a line matching the regular expression LINE),
+# else FAIL
+tree=ib-hook
 run() {
 	local what=$1 limit=$2 who=$3 cmd=$4 line=${5:-} start rc secs prompt='$'
 	start=$(date +%s)
 	[ "$who" = root ] && prompt='#'
 	{
-		echo "$who@fresh-debian$release:/home/$user/ib-hook$prompt $cmd"
+		echo "$who@fresh-debian$release:/home/$user/$tree$prompt $cmd"
 		timeout -k 10 "$limit" chroot "$root" /usr/sbin/runuser -l "$who" \
-			-c "cd /home/$user/ib-hook && $cmd" </dev/null 2>&1
+			-c "cd /home/$user/$tree && $cmd" </dev/null 2>&1
 		echo "[exit $?]"
 	} | tee -a "$transcript" >"$tmp/$what.log"
 	rc=$(sed -n 's/^\[exit \([0-9]*\)\]$/\1/p' "$tmp/$what.log" | tail -n 1)
@@ -274,23 +289,55 @@ tests_of() {
 		done
 }
 
-# the sudo form's commands run as the user, the root form's as root
-runner=$user
-[ "$form" = root ] && runner=root
-if run cmd1 900 "$runner" "${cmds[0]}"; then
-	run cmd2 900 "$runner" "${cmds[1]}"
-	tests_of "$tmp/cmd2.log"
-	# the README: afterwards the unit suite runs as yourself, without root
-	uid=$(chroot "$root" id -u "$user")
-	foreign=$(find "$root/home/$user/ib-hook" ! -uid "$uid" -printf '%P\n' | head -n 3)
-	if [ -n "$foreign" ]; then
-		fail "$name-unit-as-user (after the second command, not the user's: $(echo "$foreign" | paste -sd' '))"
+# replay FORM: the form's two commands (cmds) in the clone ~/$tree, the sudo
+# form's as the user, the root form's as root; then the unit suite as the user
+replay() {
+	local runner=$user uid foreign
+	[ "$1" = root ] && runner=root
+	if run cmd1 900 "$runner" "${cmds[0]}"; then
+		run cmd2 900 "$runner" "${cmds[1]}"
+		tests_of "$tmp/cmd2.log"
+		# the README: afterwards the unit suite runs as yourself, without root
+		uid=$(chroot "$root" id -u "$user")
+		foreign=$(find "$root/home/$user/$tree" ! -uid "$uid" -printf '%P\n' | head -n 3)
+		if [ -n "$foreign" ]; then
+			fail "$name-unit-as-user (after the second command, not the user's: $(echo "$foreign" | paste -sd' '))"
+		else
+			run unit-as-user 300 "$user" "tests/run --suite unit" '^[1-9][0-9]* passed, 0 failed, 0 skipped$'
+		fi
 	else
-		run unit-as-user 300 "$user" "tests/run --suite unit" '^[1-9][0-9]* passed, 0 failed, 0 skipped$'
+		fail "$name-cmd2 (not run: command 1 failed)"
+		fail "$name-unit-as-user (not run: command 1 failed)"
 	fi
-else
-	fail "$name-cmd2 (not run: command 1 failed)"
-	fail "$name-unit-as-user (not run: command 1 failed)"
+}
+commands "$form" "$suites"
+replay "$form"
+
+# -o: the other form in the same root, in a second clean clone: who runs the
+# commands (sudo's reset environment, or root's login shell), sudo's version
+# of this release and the build directory given back to the user, without
+# a second root and its packages
+if [ -n "$other_suites" ]; then
+	other=sudo
+	[ "$form" = sudo ] && other=root
+	name=quickstart-$suite-$other
+	tree=ib-hook-$other
+	echo "# the $other form in the same root, in ~$user/$tree (the second command with the suites $other_suites)"
+	if [ "$other" = sudo ] && ! {
+		chroot "$root" apt-get install -y -qq --no-install-recommends sudo </dev/null >"$tmp/sudo.log" 2>&1 &&
+			echo "$user ALL=(ALL:ALL) NOPASSWD: ALL" >"$root/etc/sudoers.d/$user" &&
+			chmod 0440 "$root/etc/sudoers.d/$user"
+	}; then
+		sed 's/^/#   /' "$tmp/sudo.log"
+		fail "$name-cmd1 (sudo could not be installed)"
+		fail "$name-cmd2 (not run)"
+	elif ! clone "$tree"; then
+		fail "$name-cmd1 (copying the source tree failed)"
+		fail "$name-cmd2 (not run)"
+	else
+		commands "$other" "$other_suites"
+		replay "$other"
+	fi
 fi
 
 root_pids | xargs -r kill -9 2>/dev/null

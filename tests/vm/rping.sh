@@ -62,6 +62,11 @@
 # on both VMs has no line saying "failed" after the reconnect (issue 25);
 # on the other stacks such lines are only counted.
 # Exit 0 passed, 1 failed, 77 (SKIP: reason) when qemu cannot run here.
+# Every way to a non-zero exit names a check: a FAIL: line goes to the
+# test's own output even from a function whose output is redirected (fd 3),
+# a failure in a subshell is remembered in a file, the time limit says the
+# last check done, and an exit for any other reason (an unset variable, a
+# command's status) says FAIL: vm-RELEASE-exit.
 # VM_TIME_LIMIT (s, default 600) bounds the whole run; VM_TRANSCRIPT=FILE
 # keeps the rping transcript, VM_KEEP=1 the work directory.
 set -u
@@ -82,14 +87,26 @@ trixie) STACK=nm UNIT=NetworkManager.service RECONNECT=nmcli-down-up ;;
 	;;
 esac
 
+# fd 3: the test's output, where PASS:/FAIL:/SKIP: lines go, whatever the
+# caller redirected (a FAIL line said inside `settled 1 >file` went into
+# that file before, and went with it)
+exec 3>&1
+work=
+last=none # the last check that said PASS or FAIL
 skip() {
-	echo "SKIP: $*"
+	echo "SKIP: $*" >&3
 	exit 77
 }
-pass() { echo "PASS: vm-$RELEASE-$1 ($(($(date +%s) - start))s)"; }
+pass() {
+	last=$1
+	echo "PASS: vm-$RELEASE-$1 ($(($(date +%s) - start))s)" >&3
+}
 fail() {
-	echo "FAIL: vm-$RELEASE-$1 ($(($(date +%s) - start))s)"
+	last=$1
+	echo "FAIL: vm-$RELEASE-$1 ($(($(date +%s) - start))s)" >&3
 	failed=1
+	# a subshell's failed=1 is lost: the file is not
+	[ -z "$work" ] || : >>"$work/failed"
 }
 note() { echo "# $*"; }
 indent() { sed 's/^/#   /'; }
@@ -102,29 +119,52 @@ command -v qemu-img >/dev/null || skip "qemu-img is missing (apt-get install qem
 	exit 1
 }
 
-work=$(mktemp -d /var/tmp/ib-hook-vm.XXXXXX)
+work=$(mktemp -d /var/tmp/ib-hook-vm.XXXXXX) || {
+	echo "FAIL: vm-$RELEASE-workdir (mktemp)"
+	exit 1
+}
 ns=ibhvm$$
 pids=()
 watchdog=
 cleanup() {
-	local p
+	local rc=$? p
+	# not cut short by the time limit or vm.sh's timeout: the VMs and the
+	# namespace go whatever happens
+	trap '' INT TERM
+	[ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
 	for p in "${pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
 	for p in "${pids[@]}"; do
 		timeout 10 tail --pid="$p" -f /dev/null 2>/dev/null || kill -9 "$p" 2>/dev/null
 	done
-	[ -n "$watchdog" ] && kill "$watchdog" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
+	# a run that fails says which check failed
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && ! [ -e "$work/failed" ]; then
+		echo "FAIL: vm-$RELEASE-exit (exit $rc without a failed check; the last check done: $last)" >&3
+		rc=1
+	fi
 	[ -n "${VM_KEEP:-}" ] || rm -rf --one-file-system "$work"
+	exit "$rc"
 }
 trap cleanup EXIT
-trap 'echo "FAIL: vm-$RELEASE-time-limit (interrupted, or over ${TIME_LIMIT}s)"; exit 1' INT TERM
+# the time limit (the watchdog's SIGTERM) or vm.sh's timeout, whatever the
+# test was doing: the FAIL line names the last check done
+on_signal() {
+	if [ -e "$work/over" ]; then
+		fail "time-limit (over ${TIME_LIMIT}s; the last check done: $last)"
+	else
+		fail "interrupted (SIGINT or SIGTERM; the last check done: $last)"
+	fi
+	exit 1
+}
+trap on_signal INT TERM
 (
-	trap 'kill $s 2>/dev/null; exit 0' TERM
+	s=
+	trap '[ -z "$s" ] || kill "$s" 2>/dev/null; exit 0' TERM
 	sleep "$TIME_LIMIT" &
 	s=$!
-	wait $s && kill -TERM $$
+	wait "$s" && : >"$work/over" && kill -TERM $$
 ) 2>/dev/null &
 watchdog=$!
 
@@ -145,7 +185,10 @@ for f in vmlinuz initrd.img disk.raw; do
 	[ -s "$img/$f" ] || skip "the image has no $f"
 done
 
-ip netns add "$ns" || exit 1
+ip netns add "$ns" || {
+	fail "netns ($ns)"
+	exit 1
+}
 ip -n "$ns" link add br0 type bridge
 ip -n "$ns" link set br0 up
 for v in 1 2; do
@@ -155,11 +198,14 @@ for v in 1 2; do
 	done
 done
 
+# -cpu qemu64 (TCG's default model), not max: the guest kernel then takes no
+# code path of an instruction set TCG emulates slowly (AVX2 hashes of every
+# module's signature, the crypto self-tests): 76 s to the agent, not 94
 boot() { # boot V (1: server, 2: client); port N is PCI slot 2+N, named ib(N-1)
 	local v=$1 d=$work/vm$1
 	mkdir -p "$d/share"
 	[ -f "$d/disk.qcow2" ] || qemu-img create -q -f qcow2 -F raw -b "$img/disk.raw" "$d/disk.qcow2"
-	ip netns exec "$ns" qemu-system-x86_64 -machine q35,accel=tcg -cpu max -m 1024 -smp 1 \
+	ip netns exec "$ns" qemu-system-x86_64 -machine q35,accel=tcg -cpu qemu64 -m 1024 -smp 1 \
 		-nodefaults -display none -serial "file:$d/console.log" -monitor none \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 quiet" \
@@ -817,4 +863,5 @@ note "notifications when rxe_ib1 was deleted and added again ($(run 1 10 'uname 
 indent <"$work/notifications"
 [ -n "${VM_TRANSCRIPT:-}" ] && cp "$work/transcript" "$VM_TRANSCRIPT"
 note "$(($(date +%s) - start)) s in all"
+[ -e "$work/failed" ] && failed=1
 exit $failed

@@ -48,6 +48,30 @@ within() {
 	return 1
 }
 
+# watcher_idle: the watcher (W_PID) has read every notification and has
+# no pass ahead of it: it sleeps in poll() without a timeout (a pass owed
+# to a burst, a hold or a retry sleeps with one), none of its netlink
+# sockets holds an unread message, and it did not wake up while this was
+# read (its context switches unchanged). Only then does a --dry-run show
+# what the watcher left undone, rather than what it has not done yet.
+watcher_idle() {
+	local p=$W_PID before nr timeout want inodes
+	before=$(grep ctxt_switches "/proc/$p/status") || return 1
+	read -r nr _ _ timeout _ <"/proc/$p/syscall" || return 1
+	case $(uname -m) in
+	x86_64) want="7 0xffffffff" ;;                   # poll(fds, n, -1)
+	aarch64 | riscv64 | loongarch64) want="73 0x0" ;; # ppoll(fds, n, NULL, ...)
+	*) want=$(grep -q poll "/proc/$p/wchan" && echo "$nr $timeout") ;; # in poll, timeout not read
+	esac
+	[ "$nr $timeout" = "$want" ] || return 1
+	inodes=$(find "/proc/$p/fd" -lname 'socket:*' -printf '%l ' | tr -dc '0-9 ')
+	# /proc/PID/net/netlink: sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode
+	awk -v inodes="$inodes" 'BEGIN { n = split(inodes, a, " "); for (i = 1; i <= n; i++) ours[a[i]] = 1 }
+		NR > 1 && ($10 in ours) && $5 != 0 { busy = 1 } END { exit busy }' "/proc/$p/net/netlink" ||
+		return 1
+	[ "$(grep ctxt_switches "/proc/$p/status")" = "$before" ]
+}
+
 has_rule() { ip -n "$(ns "$1")" rule | grep -q "from $2 lookup $3"; }
 
 # fight SECONDS CMD...: run CMD again and again for SECONDS
