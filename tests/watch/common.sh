@@ -21,12 +21,12 @@ start_watcher() {
 }
 
 # eventually DESCRIPTION [SECONDS] CMD...: CMD succeeds within SECONDS (3 if
-# not given); the watcher's last lines when it does not
+# not given; times $T_SCALE); the watcher's last lines when it does not
 eventually() {
 	local d=$1 s=3 i
 	shift
 	case $1 in '' | *[!0-9]*) ;; *) s=$1 && shift ;; esac
-	for ((i = 0; i < s * 20; i++)); do
+	for ((i = 0; i < s * T_SCALE * 20; i++)); do
 		if "$@" >/dev/null 2>&1; then
 			ok "$d ($((i * 50)) ms)"
 			return
@@ -37,11 +37,12 @@ eventually() {
 	cat "$T_DIR"/*.log 2>/dev/null | sed 's/^/#  watcher: /' | tail -n 20
 }
 
-# within SECONDS CMD...: quietly, CMD succeeds within SECONDS (status 1 if not)
+# within SECONDS CMD...: quietly, CMD succeeds within SECONDS (times
+# $T_SCALE; status 1 if not)
 within() {
 	local s=$1 i
 	shift
-	for ((i = 0; i < s * 20; i++)); do
+	for ((i = 0; i < s * T_SCALE * 20; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.05
 	done
@@ -83,7 +84,7 @@ settled() {
 # the watcher deaf to the change
 settle() {
 	local i good=0
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 200 * T_SCALE; i++)); do
 		if settled "$1"; then
 			good=$((good + 1))
 			[ "$good" -lt 2 ] || return 0
