@@ -20,6 +20,17 @@ T_COUNT=0
 
 T_RECORDS=""
 
+# IB_HOOK_TEST_SCALE (tests/run sets it from the machine's load, 1 if not
+# given): every wait for a condition is that many times as long, so that a
+# loaded machine is given the time it needs; a wait that ends on its
+# condition costs no more for it
+T_SCALE=${IB_HOOK_TEST_SCALE:-1}
+case $T_SCALE in '' | *[!0-9]* | 0) T_SCALE=1 ;; esac
+# scaled SECONDS: SECONDS (a fraction too) times $T_SCALE
+scaled() {
+	awk -v s="$1" -v k="$T_SCALE" 'BEGIN { print s * k }'
+}
+
 # t_record NS [CMD...]: the record ib-hook keeps for namespace NS (as CMD, by
 # default $IB_HOOK, names it) in the host's /run/ib-hook, noted so that it goes
 # with the namespace: the file outlives it

@@ -3,14 +3,18 @@
 """The README is a front door and doc/ its rooms (issue 30): every relative
 link in README.md and doc/*.md names a file of the tree, and an anchor a
 heading of that file; every page of doc/ is linked from the README; the
-README stays under 300 lines with its quick start in the first 60.
+README stays under 300 lines with its quick start in the first 60; with the
+built binary, every long option its --help names is in the README's
+"Commands at a glance" synopsis (a mode added to the program and to
+ib-hook(8) is not missing from the front door).
 
-    links.py SOURCE_ROOT
+    links.py SOURCE_ROOT [IB_HOOK]
 
 Prints TAP; exits 1 when a check fails.
 """
 import os
 import re
+import subprocess
 import sys
 
 README_MAX_LINES = 300
@@ -122,6 +126,21 @@ def main():
     results.append((qs is not None and qs <= QUICK_START_BY_LINE,
                     f"README.md's quick start within its first {QUICK_START_BY_LINE} lines (line {qs})",
                     []))
+
+    if len(sys.argv) > 2:
+        help_text = subprocess.run([sys.argv[2], "--help"], stdout=subprocess.PIPE,
+                                   universal_newlines=True, check=True).stdout
+        # "  -v, --verbose ...": the option, by either of its names
+        options = sorted(set(re.findall(r"^\s+(?:(-\w), )?(--[a-z][a-z-]*)", help_text, re.M)))
+        m = re.search(r"^## Commands at a glance\n(.*?)^\S", readme_text, re.M | re.S)
+        synopsis = "\n".join(l for l in (m.group(1) if m else "").split("\n")
+                              if l.startswith("    ib-hook"))
+        missing = [long for short, long in options
+                   if not any(re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", synopsis)
+                              for o in (short, long) if o)]
+        results.append((bool(options) and bool(synopsis) and not missing,
+                        f"README.md's commands at a glance name every option of --help ({len(options)})",
+                        [f"not in its synopsis: {o}" for o in missing]))
 
     print(f"1..{len(results)}")
     failed = 0

@@ -100,7 +100,7 @@ answered() {
 	local before after rl
 	set -- "$1" $2
 	before=($(tx "$2"))
-	nsx "$2" ping "-$1" -q -c 3 -i 0.2 -W 0.5 -I "$(a$1 "$2" "${3#ib}")" \
+	nsx "$2" ping "-$1" -q -c 3 -i 0.2 -W "$(scaled 1)" -I "$(a$1 "$2" "${3#ib}")" \
 		"$(a$1 "$4" "${5#ib}")" >/dev/null 2>&1 || return 1
 	after=($(tx "$2"))
 	for rl in $RAILS; do

@@ -38,8 +38,25 @@ done_() {
 		-e 's/^[^:]*: added rule from \([^ ]*\) lookup \([0-9]*\) priority \([0-9]*\)$/rule \1 \2 \3/p' \
 		-e 's/^\([^:]*\): set \([a-z_]*=[0-9]*\)$/sysctl \1 \2/p' | sort
 }
-check "  --dry-run announced rules, routes and sysctls" test "$(echo "$dry" | announced | wc -l)" -ge 6
+kinds() { awk '{ n[$1]++ } END { printf "%d rules, %d routes, %d sysctls", n["rule"], n["route"], n["sysctl"] }'; }
+expect_eq "  --dry-run announced a rule and a route per port, 2 sysctls per port" \
+	"2 rules, 2 routes, 4 sysctls" "$(echo "$dry" | announced | kinds)"
 expect_eq "  made exactly the changes --dry-run announced" "$(echo "$dry" | announced)" "$(done_ <"$T_DIR/err")"
+# what apply made, read from the kernel, each kind on its own (not ib-hook's
+# words, nor its plan compared with itself)
+t0=$(table_of st ib0)
+t1=$(table_of st ib1)
+expect_eq "  the kernel holds a rule from each address to its port's table" \
+	"from 172.16.34.1 lookup $t0
+from 172.16.34.2 lookup $t1" \
+	"$(ip -n "$m" rule show priority 1000 | sed 's/^[0-9]*:[[:space:]]*//; s/[[:space:]]*$//' | sort)"
+expect_eq "  the kernel holds T(ib0)'s prefix route" \
+	"172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1" "$(table st "$t0")"
+expect_eq "  the kernel holds T(ib1)'s prefix route" \
+	"172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2" "$(table st "$t1")"
+expect_eq "  the kernel holds the ARP sysctls" "ib0 2 2 ib1 2 2" "$(for i in ib0 ib1; do
+	echo "$i" $(nsx st cat "/proc/sys/net/ipv4/conf/$i/arp_ignore" "/proc/sys/net/ipv4/conf/$i/arp_announce")
+done | tr '\n' ' ' | sed 's/ $//')"
 expect_rc "--status" 0 ibh st "${C[@]}" --status
 check "  ok for both" test "$(grep -c 'verdict: ok' "$T_DIR/out")" = 2
 check "  names the sysctls in words" grep -q "sysctl: arp_ignore=2 arp_announce=2 rp_filter=" "$T_DIR/out"
@@ -69,8 +86,16 @@ check "  says down" grep -q "verdict: down" "$T_DIR/out"
 ip -n "$m" link set ib1 up
 ibh st "${C[@]}" --all 2>/dev/null
 
-# drift: what is missing, and the command that repairs it
-t1=$(table_of st ib1)
+# drift: what is missing, and the command that repairs it, for each kind
+ip -n "$m" route del 172.16.0.0/16 dev ib0 table "$t0"
+expect_rc "T(ib0)'s route deleted by hand: --status" 1 ibh st "${C[@]}" --status
+check "  says which" grep -q "address 172.16.34.1/16: rule ok; table route 172.16.0.0/16 missing" "$T_DIR/out"
+check "  and the repair" grep -q "pending: ip route append 172.16.0.0/16 dev ib0 proto kernel scope link src 172.16.34.1 table $t0" "$T_DIR/out"
+ibh st "${C[@]}" --all 2>/dev/null
+nsx st sysctl -qw net.ipv4.conf.ib0.arp_announce=0
+expect_rc "ib0's arp_announce set to 0 by hand: --status" 1 ibh st "${C[@]}" --status
+check "  says which" grep -q "arp_announce=0 (wanted 2)" "$T_DIR/out"
+ibh st "${C[@]}" --all 2>/dev/null
 ip -n "$m" rule del from 172.16.34.2 lookup "$t1" priority 1000
 expect_rc "rule deleted by hand: --status" 1 ibh st "${C[@]}" --status
 check "  says which" grep -q "address 172.16.34.2/16: rule missing" "$T_DIR/out"

@@ -42,8 +42,8 @@ done
 pings() {
 	for src in 172.16.34.1 172.16.34.2; do
 		for dst in 172.16.16.1 172.16.16.2; do
-			nsx mem ping -n -q -c 1 -W 1 -I $src $dst >/dev/null 2>&1 && echo "$src>$dst ok" || echo "$src>$dst fail"
-			nsx cpu ping -n -q -c 1 -W 1 -I $dst $src >/dev/null 2>&1 && echo "$dst>$src ok" || echo "$dst>$src fail"
+			nsx mem ping -n -q -c 1 -W "$(scaled 1)" -I $src $dst >/dev/null 2>&1 && echo "$src>$dst ok" || echo "$src>$dst fail"
+			nsx cpu ping -n -q -c 1 -W "$(scaled 1)" -I $dst $src >/dev/null 2>&1 && echo "$dst>$src ok" || echo "$dst>$src fail"
 		done
 	done
 }
@@ -72,5 +72,5 @@ neigh_flush
 after=$(pings)
 echo "$after" | sed 's/^/# after: /'
 expect_eq "after: every pair in both directions works" 8 "$(grep -c ' ok$' <<<"$after")"
-check "unbound ping still works (MainRoute=keep)" nsx mem sh -c "ping -n -q -c 1 -W 1 172.16.16.2 >/dev/null"
+check "unbound ping still works (MainRoute=keep)" nsx mem sh -c "ping -n -q -c 1 -W $(scaled 1) 172.16.16.2 >/dev/null"
 done_testing

@@ -37,7 +37,7 @@ printf '[Match]\nName=ib0 ib1\n' | conf h
 out() {
 	b0=$(nsx h cat /sys/class/net/ib0/statistics/tx_packets)
 	b1=$(nsx h cat /sys/class/net/ib1/statistics/tx_packets)
-	nsx h ping -q -c 3 -i 0.2 -W 1 -I "$1" 192.168.77.1 >/dev/null 2>&1 || {
+	nsx h ping -q -c 3 -i 0.2 -W "$(scaled 1)" -I "$1" 192.168.77.1 >/dev/null 2>&1 || {
 		echo unanswered
 		return
 	}

@@ -21,12 +21,12 @@ start_watcher() {
 }
 
 # eventually DESCRIPTION [SECONDS] CMD...: CMD succeeds within SECONDS (3 if
-# not given); the watcher's last lines when it does not
+# not given; times $T_SCALE); the watcher's last lines when it does not
 eventually() {
 	local d=$1 s=3 i
 	shift
 	case $1 in '' | *[!0-9]*) ;; *) s=$1 && shift ;; esac
-	for ((i = 0; i < s * 20; i++)); do
+	for ((i = 0; i < s * T_SCALE * 20; i++)); do
 		if "$@" >/dev/null 2>&1; then
 			ok "$d ($((i * 50)) ms)"
 			return
@@ -37,11 +37,12 @@ eventually() {
 	cat "$T_DIR"/*.log 2>/dev/null | sed 's/^/#  watcher: /' | tail -n 20
 }
 
-# within SECONDS CMD...: quietly, CMD succeeds within SECONDS (status 1 if not)
+# within SECONDS CMD...: quietly, CMD succeeds within SECONDS (times
+# $T_SCALE; status 1 if not)
 within() {
 	local s=$1 i
 	shift
-	for ((i = 0; i < s * 20; i++)); do
+	for ((i = 0; i < s * T_SCALE * 20; i++)); do
 		"$@" >/dev/null 2>&1 && return 0
 		sleep 0.05
 	done
@@ -73,6 +74,51 @@ watcher_idle() {
 }
 
 has_rule() { ip -n "$(ns "$1")" rule | grep -q "from $2 lookup $3"; }
+
+# settled NS: nothing the watcher would act on is still to come in NS: no
+# IPv6 address in DAD (its end is an address event, a second or two after
+# the link came up), no link whose carrier came and whose operational state
+# has yet to follow (a link event, up to a second later), and the watcher
+# ($W_PID) asleep with no notification waiting on its sockets
+settled() {
+	local n state
+	n=$(ns "$1")
+	[ -z "$(ip -n "$n" -6 addr show tentative)" ] || return 1
+	ip -n "$n" -o link show | awk '{
+		flags = $0; sub(/^[^<]*</, "", flags); sub(/>.*/, "", flags)
+		state = $0; sub(/.* state /, "", state); sub(/ .*/, "", state)
+		if (("," flags ",") ~ /,UP,/ && ("," flags ",") ~ /,LOWER_UP,/ &&
+		    state != "UP" && state != "UNKNOWN")
+			bad = 1
+	} END { exit bad }' || return 1
+	[ -n "$W_PID" ] || return 0
+	read -r state <"/proc/$W_PID/stat" || return 1
+	state=${state##*) }
+	[ "${state%% *}" = S ] || return 1
+	find "/proc/$W_PID/fd" -lname 'socket:*' -printf '%l\n' |
+		awk 'FILENAME == "-" { gsub(/[^0-9]/, ""); mine[$0] = 1; next }
+		     FNR > 1 && ($10 in mine) && $5 != 0 { busy = 1 } END { exit busy }' \
+			- "/proc/$W_PID/net/netlink"
+}
+
+# settle NS: wait (10 s at most) until NS is settled, two looks in a row,
+# before a change whose own notifications a check says the watcher follows:
+# otherwise an earlier event's late pass (the end of a port's DAD, a link
+# that came up) repairs what the change broke, and the check passes with
+# the watcher deaf to the change
+settle() {
+	local i good=0
+	for ((i = 0; i < 200 * T_SCALE; i++)); do
+		if settled "$1"; then
+			good=$((good + 1))
+			[ "$good" -lt 2 ] || return 0
+		else
+			good=0
+		fi
+		sleep 0.05
+	done
+	not_ok "$1 did not settle within 10 s (an IPv6 address in DAD, a link's state, the watcher busy)"
+}
 
 # fight SECONDS CMD...: run CMD again and again for SECONDS
 fight() {

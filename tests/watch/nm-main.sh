@@ -19,10 +19,10 @@ printf '[Match]\nName=ib0 ib1\n[Routing]\nMainRoute=delete\n' | conf del
 nm_route() { ip -n "$m" route show table main 172.16.0.0/16 dev ib1 | sed 's/ *$//'; }
 before=$(nm_route)
 
-# until CMD...: CMD succeeds within 3 s (a bounded poll)
+# until CMD...: CMD succeeds within 3 s times $T_SCALE (a bounded poll)
 until_ok() {
 	local i
-	for i in $(seq 60); do
+	for i in $(seq $((60 * T_SCALE))); do
 		"$@" && return 0
 		sleep 0.05
 	done

@@ -17,6 +17,9 @@ rule_from() { ip -n "$1" rule | grep -q "from $2 lookup"; }
 start_watcher w "$T_DIR/w.conf"
 eventually "the watcher applies at start" rule_from "$m" 172.16.34.2
 
+# settled (no DAD still to end, whose event would repair ib1 too): what puts
+# the rule back below is the watcher following --remove's own deletes
+settle w
 expect_rc "--remove --iface ib1 with the watcher running" 0 \
 	ibh w --config "$T_DIR/w.conf" --remove --iface ib1
 check "  reports what it deleted" grep -q "^ib1: deleted " "$T_DIR/err"
