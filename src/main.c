@@ -16,6 +16,7 @@
 
 #include "build-config.h"
 #include "check.h"
+#include "cni.h"
 #include "config.h"
 #include "engine.h"
 #include "hookenv.h"
@@ -445,6 +446,12 @@ int main(int argc, char *argv[])
 	enum ibh_result res;
 	int r;
 
+	/* a container runtime's call: the CNI protocol, not options (SPEC section 11) */
+	if (cni_called(argc)) {
+		log_setup(IBH_LOG_AUTO, LOG_INFO);
+		signal(SIGPIPE, SIG_IGN);
+		return cni_main(stdin, stdout, LOCK_FILE);
+	}
 	if (!parse_args(argc, argv, &cli, &r))
 		return r;
 	if (cli.join || cli.fleet)

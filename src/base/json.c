@@ -225,6 +225,7 @@ static int value(struct parser *ps, struct json **ret)
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return -ENOMEM;
+	j->start = (size_t)(ps->p - ps->start);
 	switch (*ps->p) {
 	case '{':
 	case '[':
@@ -264,6 +265,7 @@ static int value(struct parser *ps, struct json **ret)
 		json_free(j);
 		return r;
 	}
+	j->end = (size_t)(ps->p - ps->start);
 	*ret = j;
 	return 0;
 }

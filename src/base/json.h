@@ -28,6 +28,8 @@ struct json {
 	struct json **items;
 	char **keys;
 	size_t n_items;
+	/* where the value's text starts and ends in the document (byte offsets): to pass it on as written */
+	size_t start, end;
 };
 
 /*

@@ -32,6 +32,7 @@ static struct {
 	char action[16];
 	uint32_t table;
 	bool demoted;
+	char first_error[1024];
 } log_state = { .max_level = LOG_INFO };
 
 void log_setup(enum ibh_log_target target, int max_level)
@@ -111,6 +112,8 @@ int log_full(int level, int error, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (level <= LOG_ERR && !log_state.first_error[0])
+		snprintf(log_state.first_error, sizeof(log_state.first_error), "%s", msg);
 
 	/* whatever the journal refuses still reaches stderr: nothing is lost silently */
 	if (journal_open() && journal_send(level, error, msg) >= 0 &&
@@ -121,6 +124,11 @@ int log_full(int level, int error, const char *fmt, ...)
 	else
 		fprintf(stderr, "%s\n", msg);
 	return -error;
+}
+
+const char *log_first_error(void)
+{
+	return log_state.first_error;
 }
 
 const char *log_errno_hint(int r)

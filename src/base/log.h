@@ -17,6 +17,9 @@ void log_demote(bool on);
 /* journal fields of the messages that follow; NULL/0 clears them */
 void log_context(const char *iface, const char *action, uint32_t table);
 
+/* the first error logged so far, "" when none: what the CNI plugin's error object says */
+const char *log_first_error(void);
+
 /* logs at level; returns -|error| so that callers can `return log_error_errno(r, ...)` */
 int log_full(int level, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

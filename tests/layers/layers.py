@@ -3,7 +3,7 @@
 """No circle and no upward arrow between ib-hook's source files (issues 23, 37).
 
 src/ holds one folder per subsystem, lowest first: base/, kernel/, host/,
-fleet/, and main.c on top. Within a folder the files stand on finer floors.
+fleet/, cni/ (the CNI plugin, on the host engine), and main.c on top. Within a folder the files stand on finer floors.
 Every file of src/ has a floor in LAYERS, which also names its folder: a file
 in another folder than LAYERS says is an error. A file may include, and call,
 files of its own floor or lower only (so of its own folder or a lower one),
@@ -19,7 +19,7 @@ import re
 import subprocess
 import sys
 
-FOLDERS = ["base", "kernel", "host", "fleet", ""]  # "": src/ itself, the program
+FOLDERS = ["base", "kernel", "host", "fleet", "cni", ""]  # "": src/ itself, the program
 LAYERS = [
     ("base", "values", ["ip", "array", "log", "lock", "json"]),
     ("kernel", "messages", ["kernel-abi", "attr"]),
@@ -37,6 +37,9 @@ LAYERS = [
     ("fleet", "renderers", ["render-text", "render-json", "render-html"]),
     ("fleet", "rendering", ["render"]),
     ("fleet", "the fleet view", ["arp", "inventory", "join", "probe"]),
+    ("cni", "the plugin's input", ["netconf"]),
+    ("cni", "a pod's attachment", ["pod"]),
+    ("cni", "the CNI protocol", ["cni"]),
     ("", "the program", ["main"]),
 ]
 GENERATED = {"build-config"}

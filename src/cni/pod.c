@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A pod is a host of its own: the plugin enters the pod's network namespace
+ * and runs the host engine there (observe -> plan -> apply, engine.c), so the
+ * record is the namespace's (named by its cookie under /run/ib-hook, as on a
+ * host) and goes with DEL. What a pod adds to a host run is only which
+ * interfaces are managed: not [Match] globs but the attachments chained with
+ * ib-hook, which the record names (the interfaces it holds rules and routes
+ * for), plus the one of this call. Their tables stay those the record shows,
+ * whatever this attachment's configuration says, so that one attachment's
+ * ADD or DEL never moves another's; the settings that are one per namespace
+ * (priority, IPv6, MainRoute) must agree.
+ */
+/* setns() */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine.h"
+#include "kernel.h"
+#include "lock.h"
+#include "log.h"
+#include "pod.h"
+#include "record.h"
+#include "sysctl.h"
+
+#define LOCK_WAIT_SEC 30
+
+/* an interface of this pod that holds ib-hook's rules and routes, other than the call's */
+struct other {
+	char ifname[IF_NAMESIZE];
+	uint32_t table; /* of its rules or routes; 0: none seen */
+};
+
+struct others {
+	struct other v[IBH_MAX_GLOBS - 1];
+	size_t n;
+	/* what the namespace holds of them: the settings that are one per namespace */
+	uint32_t priority; /* 0: no rule */
+	bool ipv6, main_deleted;
+};
+
+static int fail(struct cni_error *err, enum cni_code code, const char *msg, const char *details)
+{
+	err->code = code;
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	snprintf(err->details, sizeof(err->details), "%s", details ? details : "");
+	return -1;
+}
+
+/* the engine said why (log_first_error); else what */
+static int fail_engine(struct cni_error *err, enum cni_code code, const char *what)
+{
+	return fail(err, code, log_first_error()[0] ? log_first_error() : what, NULL);
+}
+
+static struct other *other_of(struct others *o, const char *ifname)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (strcmp(o->v[i].ifname, ifname) == 0)
+			return &o->v[i];
+	if (o->n == sizeof(o->v) / sizeof(o->v[0]))
+		return NULL;
+	snprintf(o->v[o->n].ifname, IF_NAMESIZE, "%s", ifname);
+	return &o->v[o->n++];
+}
+
+static int read_others(const char *path, const char *ifname, struct others *ret)
+{
+	struct ibh_record rec = {};
+	char why[128];
+	int r = record_load(path, &rec, why, sizeof(why));
+
+	memset(ret, 0, sizeof(*ret));
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < rec.n; i++) {
+		const struct ibh_rec *e = &rec.recs[i];
+		struct other *o;
+		uint8_t family = e->kind == IBH_REC_RULE ? e->rule.src.family : e->route.dst.family;
+
+		if (e->kind == IBH_REC_LINK || strcmp(e->ifname, ifname) == 0)
+			continue;
+		o = other_of(ret, e->ifname);
+		if (!o) {
+			r = -E2BIG;
+			break;
+		}
+		if (e->kind == IBH_REC_RULE) {
+			o->table = e->rule.table;
+			ret->priority = e->rule.priority;
+		} else if (e->kind == IBH_REC_ROUTE && !o->table)
+			o->table = e->route.table;
+		ret->ipv6 |= family == AF_INET6;
+		ret->main_deleted |= e->kind == IBH_REC_MAIN;
+	}
+	record_clear(&rec);
+	return r;
+}
+
+/* a name as a [Match] glob that matches only itself */
+static void glob_of(const char *name, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (const char *p = name; *p && n + 2 < size; p++) {
+		if (strchr("*?[\\", *p))
+			buf[n++] = '\\';
+		buf[n++] = *p;
+	}
+	buf[n] = '\0';
+}
+
+static void set_table(struct ibh_config *c, const char *ifname, uint32_t table)
+{
+	for (size_t i = 0; i < c->n_tables; i++)
+		if (strcmp(c->tables[i].ifname, ifname) == 0) {
+			c->tables[i].table = table;
+			return;
+		}
+	if (c->n_tables == IBH_MAX_TABLES)
+		return;
+	snprintf(c->tables[c->n_tables].ifname, IF_NAMESIZE, "%s", ifname);
+	c->tables[c->n_tables++].table = table;
+}
+
+/*
+ * The configuration of this call for the namespace: the managed interfaces
+ * are ifname and the others; the others keep their tables. ADD and CHECK
+ * refuse a setting that is one per namespace and differs from what the
+ * others were given; DEL takes theirs, so that it never moves them.
+ */
+static int pod_config(enum pod_command cmd, const char *ifname, const struct others *o,
+		      struct ibh_config *c, struct cni_error *err)
+{
+	char details[512];
+
+	c->n_globs = 0;
+	glob_of(ifname, c->globs[c->n_globs++], IBH_MAX_GLOB_LEN);
+	for (size_t i = 0; i < o->n; i++) {
+		glob_of(o->v[i].ifname, c->globs[c->n_globs++], IBH_MAX_GLOB_LEN);
+		if (o->v[i].table)
+			set_table(c, o->v[i].ifname, o->v[i].table);
+	}
+	if (cmd == POD_DEL) {
+		if (o->priority)
+			c->priority = o->priority;
+		c->ipv6 |= o->ipv6;
+		if (o->main_deleted)
+			c->main_route = IBH_MAIN_DELETE;
+		return 0;
+	}
+	if (o->priority && o->priority != c->priority) {
+		snprintf(
+			details, sizeof(details),
+			"the pod's other ib-hook attachments have their rules at priority %u, this "
+			"configuration asks for %u",
+			o->priority, c->priority);
+		return fail(err, CNI_ERR_CONFIG,
+			    "every ib-hook attachment of a pod needs the same \"priority\"",
+			    details);
+	}
+	if (o->ipv6 && !c->ipv6)
+		return fail(err, CNI_ERR_CONFIG,
+			    "every ib-hook attachment of a pod needs the same \"ipv6\"",
+			    "the pod's other attachments have IPv6 rules, this configuration says "
+			    "\"ipv6\": false");
+	if (o->main_deleted && c->main_route != IBH_MAIN_DELETE)
+		return fail(
+			err, CNI_ERR_CONFIG,
+			"every ib-hook attachment of a pod needs the same \"mainRoute\"",
+			"the pod's other attachments were added with \"mainRoute\": \"delete\"");
+	return 0;
+}
+
+/*
+ * Each ADD re-checks the ARP (and rp_filter, accept_local) settings of the
+ * pod's other ib-hook attachments: an interface answers ARP for its
+ * neighbours' addresses too, so this attachment is only right when they are
+ * (another plugin, a tuning step or the workload may have changed them)
+ */
+static int recheck_sysctls(const struct ibh_config *c, const struct others *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
+			int want = c->sysctl[k], have, r;
+
+			if (want == IBH_SYSCTL_KEEP)
+				continue;
+			have = kernel->sysctl_read(o->v[i].ifname, (enum ibh_sysctl)k);
+			/* gone: its own DEL comes */
+			if (have == -ENOENT || have == -ENODEV || have == want)
+				continue;
+			r = kernel->sysctl_write(o->v[i].ifname, (enum ibh_sysctl)k, want);
+			if (r < 0)
+				return log_error_errno(r, "%s: cannot set %s to %d: %m",
+						       o->v[i].ifname,
+						       sysctl_name((enum ibh_sysctl)k), want);
+			log_info("%s: %s %d -> %d", o->v[i].ifname, sysctl_name((enum ibh_sysctl)k),
+				 have, want);
+		}
+	return 0;
+}
+
+/* DEL took the last of ib-hook's objects: the record goes too, as with the namespace */
+static void drop_empty_record(const char *path)
+{
+	struct ibh_record rec = {};
+	char why[128];
+	bool empty = true;
+
+	if (record_load(path, &rec, why, sizeof(why)) < 0 || !rec.present)
+		return;
+	for (size_t i = 0; i < rec.n; i++)
+		empty &= rec.recs[i].kind == IBH_REC_LINK;
+	record_clear(&rec);
+	if (empty)
+		unlink(path);
+}
+
+/* CHECK: --status of the interface; its text is the error's details */
+static int check(struct ibh_engine *e, const char *ifname, struct cni_error *err)
+{
+	struct ibh_request req = { .action = IBH_ACTION_APPLY, .mode = IBH_MODE_STATUS };
+	enum ibh_result res;
+	char *text = NULL;
+	size_t len = 0;
+
+	req.out = open_memstream(&text, &len);
+	if (!req.out)
+		return fail(err, CNI_ERR_IO, "out of memory", NULL);
+	res = engine_run(e, ifname, &req);
+	if (res == IBH_OK)
+		res = engine_end(e, &req);
+	else
+		(void)engine_end(e, &req);
+	fclose(req.out);
+	if (res != IBH_OK && !log_first_error()[0]) {
+		char msg[128];
+
+		snprintf(msg, sizeof(msg), "%s is not as ib-hook's ADD left it", ifname);
+		fail(err, CNI_ERR_DRIFT, msg, text);
+	} else if (res != IBH_OK)
+		fail(err, CNI_ERR_DRIFT, log_first_error(), text);
+	free(text);
+	return res == IBH_OK ? 0 : -1;
+}
+
+static int run(enum pod_command cmd, const char *ifname, const struct cni_netconf *nc,
+	       struct ibh_config *c, struct cni_error *err)
+{
+	struct ibh_request req = { .action = cmd == POD_DEL ? IBH_ACTION_REMOVE : IBH_ACTION_APPLY,
+				   .mode = IBH_MODE_CHANGE,
+				   .hook = cmd == POD_DEL,
+				   .out = stdout };
+	const char *name[1] = { ifname };
+	struct ibh_engine *e = NULL;
+	struct others o;
+	enum ibh_result res;
+	int r;
+
+	*c = nc->config;
+	if (engine_new(c, &e) < 0)
+		return fail_engine(err, CNI_ERR_APPLY, "cannot open netlink in the pod");
+	r = read_others(engine_record_path(e), ifname, &o);
+	if (r < 0) {
+		engine_free(e);
+		return fail(err, CNI_ERR_APPLY, "cannot read ib-hook's record of the pod",
+			    strerror(-r));
+	}
+	if (pod_config(cmd, ifname, &o, c, err) < 0) {
+		engine_free(e);
+		return -1;
+	}
+	engine_set_config(e, c);
+	if (cmd != POD_DEL && engine_find_links(e, name, 1) != IBH_OK) {
+		engine_free(e);
+		return fail_engine(err, CNI_ERR_CONTAINER, "no such interface in the pod");
+	}
+	if (cmd == POD_CHECK) {
+		r = check(e, ifname, err);
+		engine_free(e);
+		return r;
+	}
+	res = engine_run(e, ifname, &req);
+	if (res == IBH_OK && cmd == POD_ADD && recheck_sysctls(c, &o) < 0)
+		res = IBH_FAILED;
+	if (res == IBH_OK)
+		res = engine_end(e, &req);
+	if (cmd == POD_DEL && res == IBH_OK)
+		drop_empty_record(engine_record_path(e));
+	engine_free(e);
+	if (res != IBH_OK)
+		return fail_engine(err, CNI_ERR_APPLY,
+				   cmd == POD_DEL ? "cannot remove" : "cannot apply");
+	return 0;
+}
+
+int pod_run(enum pod_command cmd, const char *netns, const char *ifname,
+	    const struct cni_netconf *nc, const char *lock_path, struct cni_error *err)
+{
+	struct ibh_config *c;
+	int fd, lock, r;
+
+	fd = netns && *netns ? open(netns, O_RDONLY | O_CLOEXEC) : -ENOENT;
+	if (fd < 0 && netns && *netns)
+		fd = -errno;
+	/* DEL after the namespace went: nothing of ib-hook's is left (the kernel took it) */
+	if (fd == -ENOENT && cmd == POD_DEL)
+		return 0;
+	if (fd < 0)
+		return fail(err, CNI_ERR_CONTAINER, "cannot open the pod's network namespace",
+			    strerror(-fd));
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		r = -errno;
+		close(fd);
+		return fail(err, r == -EINVAL ? CNI_ERR_ENV : CNI_ERR_CONTAINER,
+			    "cannot enter the pod's network namespace (CNI_NETNS)", strerror(-r));
+	}
+	close(fd);
+	lock = lock_take(lock_path, LOCK_WAIT_SEC);
+	if (lock < 0)
+		return fail(err, lock == -ETIMEDOUT ? CNI_ERR_APPLY : CNI_ERR_IO,
+			    "cannot take ib-hook's run lock", strerror(-lock));
+	c = malloc(sizeof(*c));
+	r = c ? run(cmd, ifname, nc, c, err) : fail(err, CNI_ERR_IO, "out of memory", NULL);
+	free(c);
+	close(lock);
+	return r;
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One attachment of a pod: the host engine run inside the pod's network
+ * namespace for CNI_IFNAME, with the record of that namespace.
+ */
+#pragma once
+
+#include "netconf.h"
+
+enum pod_command {
+	POD_ADD,
+	POD_DEL,
+	POD_CHECK,
+};
+
+/*
+ * Enter netns (a path: /var/run/netns/NAME, /proc/PID/ns/net) and run the
+ * command for ifname there under the run lock at lock_path. 0, or -1 with err
+ * filled. DEL succeeds when the namespace or the interface is gone.
+ */
+int pod_run(enum pod_command cmd, const char *netns, const char *ifname,
+	    const struct cni_netconf *nc, const char *lock_path, struct cni_error *err);
