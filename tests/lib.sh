@@ -20,6 +20,55 @@ T_COUNT=0
 
 T_RECORDS=""
 
+# Every `ip` of the test, in this shell and in every program it starts, is
+# $T_DIR/query-bin/ip: iproute2's, but a query of the kernel (show, list, no verb;
+# netns pids) that fails is noted in $T_DIR/query.faults, which done_testing
+# reports: the check of an absence (`! ip ... | grep`, an empty "$(ip ...)")
+# must not pass because the query failed and printed nothing. Not failures:
+# a reader that stopped reading (grep -q: SIGPIPE, 141), and a table the
+# kernel does not have (exit 2, "FIB table does not exist": it is empty).
+# Anything else is iproute2's own, exec'd (`ip netns exec ... &` keeps its pid).
+T_IP=$(command -v ip)
+if [ -n "$T_IP" ]; then
+	mkdir -m 0755 "$T_DIR/query-bin"
+	cat >"$T_DIR/query-bin/ip" <<EOF
+#!/bin/sh
+query=
+skip=
+for a; do
+	if [ -n "\$skip" ]; then skip=; continue; fi
+	case \$a in
+	-n | -netns | -f | -family | -b | -batch | -rc | -rcvbuf | -l | -loops) skip=1; continue ;;
+	-*) continue ;;
+	esac
+	if [ -z "\$query" ]; then
+		case \$a in
+		monitor | help) break ;;
+		netns) query=netns ;;
+		*) query=object ;;
+		esac
+		continue
+	fi
+	case \$query:\$a in
+	netns:list | netns:pids | object:show | object:list | object:lst | object:ls) query=yes ;;
+	*) query=no ;;
+	esac
+	break
+done
+case \$query in netns | object) query=yes ;; esac
+[ "\$query" = yes ] || exec "$T_IP" "\$@"
+{ err=\$("$T_IP" "\$@" 2>&1 >&3 3>&-); rc=\$?; } 3>&1
+[ -z "\$err" ] || printf '%s\n' "\$err" >&2
+case \$rc:\$err in
+0:* | 141:* | 2:*"FIB table does not exist"*) ;;
+*) printf 'ip %s: exit %s: %s\n' "\$*" "\$rc" "\$(printf '%s\n' "\$err" | head -n 1)" >>"$T_DIR/query.faults" 2>/dev/null ;;
+esac
+exit \$rc
+EOF
+	chmod 0755 "$T_DIR/query-bin/ip"
+	PATH=$T_DIR/query-bin:$PATH
+fi
+
 # IB_HOOK_TEST_SCALE (tests/run sets it from the machine's load, 1 if not
 # given): every wait for a condition is that many times as long, so that a
 # loaded machine is given the time it needs; a wait that ends on its
@@ -40,6 +89,16 @@ t_record() {
 	rec=$(ip netns exec "$n" "${@:-$IB_HOOK}" --config /dev/null --status --json 2>/dev/null |
 		sed -n 's|.*"record":"\(/run/ib-hook/netns-[^"/]*\)".*|\1|p')
 	[ -z "$rec" ] || T_RECORDS="$T_RECORDS $rec"
+}
+
+# lacks PATTERN CMD...: CMD succeeds, and no line of its output matches the
+# extended regular expression PATTERN: the check of an absence, which a CMD
+# that failed (and so printed nothing) does not pass
+lacks() {
+	local out pat=$1
+	shift
+	out=$("$@") || return 1
+	! printf '%s\n' "$out" | grep -qE -- "$pat"
 }
 
 # ns_del FULLNAME: one of the test's namespaces goes (its processes, its record)
@@ -67,9 +126,13 @@ skip() {
 	exit 77
 }
 
+# t_require [CMD...]: root, ip, the built binary, network namespaces, and
+# python3 (meson's own interpreter: where meson runs it is there; the checks
+# of --json documents need it, and none is left out without it), else skip
 t_require() {
 	[ "$(id -u)" = 0 ] || skip "needs root to create network namespaces"
 	command -v ip >/dev/null || skip "needs ip (iproute2)"
+	command -v python3 >/dev/null || skip "needs python3 (meson's interpreter) to validate JSON"
 	[ -x "$IB_HOOK" ] || skip "no ib-hook binary at $IB_HOOK"
 	ip netns add "${T_PFX}probe" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "${T_PFX}probe"
@@ -151,7 +214,6 @@ json_checked() {
 	out=$("$@")
 	rc=$?
 	[ -z "$out" ] || printf '%s\n' "$out"
-	command -v python3 >/dev/null || return $rc
 	if [ -z "$out" ]; then
 		[ $rc -gt 1 ] || echo "$*: exit $rc without a document" >>"$T_DIR/json.faults"
 	elif ! err=$(printf '%s\n' "$out" | python3 "$T_SRC/tests/validate-json.py" \
@@ -283,6 +345,10 @@ rules_from() {
 }
 
 done_testing() {
+	if [ -s "$T_DIR/query.faults" ]; then
+		not_ok "every query of the kernel succeeded (one that failed reads as an absence)"
+		sed 's/^/#  /' "$T_DIR/query.faults" | head -n 10
+	fi
 	if [ -s "$T_DIR/json.faults" ]; then
 		not_ok "every --json document is valid against doc/ib-hook.schema.json"
 		sed 's/^/#  /' "$T_DIR/json.faults"

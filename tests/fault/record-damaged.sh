@@ -53,8 +53,7 @@ damage() {
 	esac
 }
 
-kinds=(directory FIFO "symbolic link" "character device" big)
-command -v python3 >/dev/null && kinds+=(socket)
+kinds=(directory FIFO "symbolic link" "character device" big socket)
 for kind in "${kinds[@]}"; do
 	what="is a $kind"
 	[ "$kind" = big ] && what="is larger than 16777216 bytes"

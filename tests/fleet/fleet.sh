@@ -85,7 +85,6 @@ expect_rc "--check --fleet with a peer: exit 2" 2 "$IB_HOOK" --check --fleet "$T
 expect_rc "--join of a broken answer: exit 2" 2 "$IB_HOOK" --join --fleet /dev/null "$T_DIR/broken.json"
 
 seed=${IB_HOOK_FLEET_SEED:-$(date +%s)}
-page="- -" # the host and port of the first ARP flux, whose page the browser renders
 rounds=${IB_HOOK_FLEET_ROUNDS:-2}
 
 # ib-hook never applied on one host
@@ -104,7 +103,7 @@ sed -n '1p' "$T_DIR/matrix.txt" | sed 's/^/# /'
 healthy "992 pairs: 908 ok, 0 not ok, 84 local (not judged)"
 check "  the page has a cell per pair" test "$(grep -o '<td class="cell ' "$T_DIR/matrix.html" | wc -l)" = 992
 valid_all
-check "  the page fetches nothing" sh -c "! grep -qiE '<script|<link|src=|https?://' '$T_DIR/matrix.html'"
+check "  the page fetches nothing" lacks '<[sS][cC][rR][iI][pP][tT]|<[lL][iI][nN][kK]|[sS][rR][cC]=|[hH][tT][tT][pP][sS]?://' cat "$T_DIR/matrix.html"
 echo "# 992 pairs checked and joined in $took s"
 
 for round in $(seq 1 "$rounds"); do
@@ -134,7 +133,6 @@ for round in $(seq 1 "$rounds"); do
 	nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=0" "net.ipv4.conf.$p.arp_filter=0"
 	steps
 	expect arp-flux "$h" "$p"
-	[ "$round" = 1 ] && cp "$T_DIR/matrix.html" "$T_DIR/page.html" && page="$h $p"
 	apply
 
 	# a port of the AcceptLocal host no longer takes its host's own addresses
@@ -168,35 +166,4 @@ done
 steps
 expect none
 
-# the page of the first ARP flux, in a real browser: rendered, and its DOM
-# has a cell per pair, the failing ones (84, and 6 more between the ports of
-# the AcceptLocal host) carrying the cause at its port
-browser=$(command -v chromium || command -v chromium-browser)
-if [ -n "$browser" ]; then
-	chrome() {
-		timeout 120 "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
-			--user-data-dir="$T_DIR/chromium" "$@" "file://$T_DIR/page.html" 2>/dev/null
-	}
-	chrome --window-size=1300,1100 --screenshot="$T_DIR/page.png" >/dev/null
-	check "the page renders in $($browser --version 2>/dev/null | head -n 1)" test -s "$T_DIR/page.png"
-	[ -z "${IB_HOOK_FLEET_SCREENSHOT:-}" ] || cp "$T_DIR/page.png" "$IB_HOOK_FLEET_SCREENSHOT"
-	chrome --dump-dom >"$T_DIR/dom.html"
-	set -- $page
-	flux=84
-	[ "$1" = "$lh" ] && flux=90
-	check "  its DOM has 992 cells, $flux of them arp-flux at $1 $2" python3 -c '
-import html.parser, sys
-class P(html.parser.HTMLParser):
-    cells, flux = 0, 0
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "td" and "cell" in a.get("class", "").split():
-            P.cells += 1
-            P.flux += "arp-flux" in a["class"].split() and (": arp-flux at %s %s: " % (sys.argv[2], sys.argv[3])) in a.get("title", "")
-P().feed(open(sys.argv[1]).read())
-print("# %d cells, %d arp-flux at %s %s" % (P.cells, P.flux, sys.argv[2], sys.argv[3]))
-sys.exit(not (P.cells == 992 and P.flux == int(sys.argv[4])))' "$T_DIR/dom.html" "$1" "$2" "$flux"
-else
-	echo "# no chromium: the page is not rendered (apt-get install chromium)"
-fi
 done_testing

@@ -6,7 +6,7 @@
 # `ib-hook --status --json` output of memserver34 never applied, applied,
 # with a port down, with leftovers, with no port, and with a configuration
 # --status refuses or an ib-hook that gives no verdict: both fail closed.
-# With promtool, the alerting rules contrib/node-exporter/ib-hook.rules.yml.
+# (The alerting rules, contrib/node-exporter/ib-hook.rules.yml: tests/fleet/alert-rules.sh.)
 . "$(dirname "$0")/common.sh"
 t_require jq
 
@@ -133,15 +133,4 @@ broken "ib-hook exits 0 with no output"
 printf '#!/bin/sh\necho "{\\"interfaces\\": []}"\nexit 1\n' >"$T_DIR/bin/ib-hook"
 broken "ib-hook exits 1 with JSON that has no verdict"
 
-# the alerting rules for the metric, on series of a healthy host, a port in
-# drift, no verdict, a stale file and no file (promtool, from Debian's
-# prometheus, when it is there)
-if command -v promtool >/dev/null; then
-	(cd "$contrib/node-exporter" && promtool test rules ib-hook.rules.test.yml) >"$T_DIR/promtool.log" 2>&1
-	rc=$?
-	expect_eq "the alerting rules fire on drift, no verdict, a stale file, no file, and only then" 0 "$rc"
-	[ "$rc" = 0 ] || sed 's/^/#   /' "$T_DIR/promtool.log"
-else
-	echo "# no promtool: contrib/node-exporter/ib-hook.rules.yml is not tested"
-fi
 done_testing

@@ -151,8 +151,8 @@ rules_present() {
 	r=$(ip -n "$ns" rule show)
 	echo "$r" | grep -q 'from 172.16.34.1 lookup' && echo "$r" | grep -q 'from 172.16.34.2 lookup'
 }
-rules_absent() {
-	! ip -n "$ns" rule show | grep -q 'from 172\.16\.34\.'
+rules_absent() { # (a query that fails is no absence)
+	r=$(ip -n "$ns" rule show) && ! echo "$r" | grep -q 'from 172\.16\.34\.'
 }
 
 # run as dpkg runs it: deb-systemd-helper (the watcher unit) insists

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/common.sh"
 t_require
 
-no_main() { [ -z "$(ip -n "$(ns "$1")" route show table main 172.16.0.0/16 dev "$2")" ]; }
+no_main() { lacks . ip -n "$(ns "$1")" route show table main 172.16.0.0/16 dev "$2"; }
 
 # -- a program deletes ib-hook's rule over and over --------------------------
 port_host r ib0 172.16.34.1/16 ib1 172.16.34.2/16

@@ -81,12 +81,12 @@ eventually "ib0's default replaced in main: T(ib0) follows" 10 \
 	sh -c "ip -n $h route show table $t0 | grep -q '^default via 10.200.0.0 dev ib0 .*mtu 1400'"
 ip -n "$h" route del 10.9.0.0/16
 eventually "a route through ib1 deleted from main: its copy goes" 10 \
-	sh -c "! ip -n $h route show table $t1 | grep -q '^10.9.0.0/16'"
+	lacks '^10.9.0.0/16' ip -n "$h" route show table "$t1"
 # a bounce: the kernel takes ib1's default out of main without a word (IPv4);
 # the network manager puts it back when the link is up again
 ip -n "$h" link set ib1 down
 eventually "ib1 down: its copies go with the link" 10 \
-	sh -c "! ip -n $h route show table $t1 | grep -q default"
+	lacks default ip -n "$h" route show table "$t1"
 ip -n "$h" link set ib1 up
 ip -n "$h" route add default via 10.200.0.2 dev ib1 proto static metric 101
 eventually "ib1 up, its default back in main: copied again" 10 \

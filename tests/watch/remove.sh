@@ -39,7 +39,7 @@ W_PID=
 expect_rc "--remove after the watcher ended" 0 ibh w --config "$T_DIR/w.conf" --remove --iface ib1
 check "  deletes" grep -q "^ib1: deleted " "$T_DIR/err"
 check "  and names no watcher" sh -c "! grep -q watcher '$T_DIR/err'"
-check "  the removal holds" sh -c "! ip -n $m rule | grep -q 'from 172.16.34.2 lookup $t1'"
+check "  the removal holds" lacks "from 172.16.34.2 lookup $t1" ip -n "$m" rule
 
 # a watcher killed (SIGKILL) leaves its file: no lock, no watcher
 start_watcher w "$T_DIR/w.conf"

@@ -65,7 +65,7 @@ settle f
 ip -n "$(ns f)" addr add 172.16.34.2/16 dev ib1
 check "  the record cannot be written" \
 	within 3 grep -q "cannot write .*: No space left on device" "$T_DIR/f.log"
-check "  and no rule for the address yet" sh -c "! ip -n '$(ns f)' rule | grep -q 'from 172.16.34.2 '"
+check "  and no rule for the address yet" lacks 'from 172.16.34.2 ' ip -n "$(ns f)" rule
 settle f
 inw rm /run/ib-hook/filler
 eventually "  once space returns, the rule comes without another event" 10 \
