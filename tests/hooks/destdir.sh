@@ -20,6 +20,8 @@ etc/networkd-dispatcher/off.d etc/networkd-dispatcher/no-carrier.d"
 IFUPDOWN_DIRS="etc/network/if-up.d etc/network/if-post-down.d"
 BIN=usr/sbin/ib-hook
 NM_DIR=usr/lib/NetworkManager/dispatcher.d
+# the CNI plugin (meson option cni_plugin_dir, Debian's lib/cni)
+CNI_PLUGIN=usr/lib/cni/ib-hook
 NM_ENTRY=$NM_DIR/90-ib-hook
 
 # nm_entry DEST: the NetworkManager entry, as nm-dispatcher's find_scripts() checks it
@@ -70,8 +72,9 @@ expect_eq "every hook link is named ib-hook" \
 	"$(echo "$ND_DIRS $IFUPDOWN_DIRS" | xargs -n1 | sed 's|$|/ib-hook|' | sort)" \
 	"$(cd "$D" && find etc -type l | sort)"
 nm_entry "$D"
-expect_eq "the only link under usr is NetworkManager's entry" "$NM_ENTRY" \
-	"$(cd "$D" && find usr -type l)"
+expect_eq "the only links under usr are NetworkManager's entry and the CNI plugin" \
+	"$(printf '%s\n' "$NM_ENTRY" "$CNI_PLUGIN" | sort)" "$(cd "$D" && find usr -type l | sort)"
+expect_eq "$CNI_PLUGIN links to /$BIN" "/$BIN" "$(readlink "$D/$CNI_PLUGIN")"
 check "no name in a hook directory has a dot" \
 	test -z "$(cd "$D" && find etc/networkd-dispatcher etc/network -mindepth 2 -name '*.*')"
 expect_eq "the binary is 0755 root:root" "755 0:0" "$(stat -c '%a %u:%g' "$D/$BIN")"
