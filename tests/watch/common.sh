@@ -64,6 +64,9 @@ watcher_idle() {
 	aarch64 | riscv64 | loongarch64) want="73 0x0" ;; # ppoll(fds, n, NULL, ...)
 	*) want=$(grep -q poll "/proc/$p/wchan" && echo "$nr $timeout") ;; # in poll, timeout not read
 	esac
+	# poll's int timeout of -1 as the kernel shows the register: glibc 2.36
+	# (Debian 12) passes it zero-extended, 2.41 (Debian 13) sign-extended
+	[ "$timeout" = 0xffffffffffffffff ] && timeout=0xffffffff
 	[ "$nr $timeout" = "$want" ] || return 1
 	inodes=$(find "/proc/$p/fd" -lname 'socket:*' -printf '%l ' | tr -dc '0-9 ')
 	# /proc/PID/net/netlink: sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode
