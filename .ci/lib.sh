@@ -118,3 +118,21 @@ autopkgtest_testbed() {
 		"$1/debian/tests/control" | tr ',' '\n' | sed 's/[[:space:]]//g; /^ib-hook$/d; /^@$/d; /^$/d' |
 		sort -u | paste -sd, -)"
 }
+
+# vm_releases TOP: the releases whose soft-RoCE VM pair this CI run boots:
+# $IB_HOOK_CI_VM_RELEASES if set (e.g. "bullseye bookworm trixie"), else one
+# of the three, taken in turn by the commit's position in the history, so
+# that three landings in a row prove every release's pair. A pair is 4-10
+# minutes of TCG on a 2-core host; all three no longer fit CI's 45-minute
+# cold budget beside the quick start's two replays (issue 41)
+vm_releases() {
+	local all="bullseye bookworm trixie" n
+	if [ -n "${IB_HOOK_CI_VM_RELEASES:-}" ]; then
+		echo "$IB_HOOK_CI_VM_RELEASES"
+		return
+	fi
+	n=$(git -C "$1" rev-list --count HEAD 2>/dev/null) || n=1
+	set -- $all
+	shift $((n % 3))
+	echo "$1"
+}

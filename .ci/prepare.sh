@@ -5,7 +5,7 @@
 # first steps (the test suite, sanitizers, fuzzers: compiler-bound) run, as
 # this work is bound by downloads and dpkg: the release .deb (in its Debian 11
 # root), the roots of .ci/pkg.sh, .ci/release.sh and .ci/autopkgtest.sh, the
-# networkd, NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the three VM images
+# networkd, NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the VM images of the releases .ci/vm.sh boots
 # (tests/vm/image.sh), one after the other, in the order the steps need them.
 # Every producer holds a lock while it builds, so a step that needs a cache
 # being built here waits for it instead of building it twice. Prints only
@@ -53,7 +53,7 @@ for suite in bookworm trixie; do
 done
 ahead "ifupdown e2e root" "$top/tests/e2e/root.sh" ifupdown bookworm
 ahead "lab root" "$top/tests/e2e/root.sh" lab bookworm
-for release in bullseye bookworm trixie; do
+for release in $(vm_releases "$top"); do
 	ahead "VM image $release" "$top/tests/vm/image.sh" "$release"
 done
 echo "# prepare: done in $(($(date +%s) - started)) s"

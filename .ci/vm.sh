@@ -2,7 +2,8 @@
 # CI: a real RDMA CM connection that fails before the ib-hook package and
 # connects after it (issues 14 and 21): tests/vm/rping.sh, two qemu VMs (TCG)
 # with soft-RoCE joined by a bridge in a network namespace of their own, once
-# per release and network stack, one pair after the other:
+# per release and network stack, one pair after the other (one release per CI
+# run, in turn by the commit: .ci/lib.sh's vm_releases):
 #
 #   Debian 11 (kernel 5.10) with ifupdown
 #   Debian 12 (kernel 6.1)  with systemd-networkd
@@ -55,7 +56,9 @@ fi
 echo "# the .deb for all three releases: $(basename "$deb") ($(dpkg-deb -f "$deb" Depends))"
 
 rc=0
-for release in bullseye bookworm trixie; do
+releases=$(vm_releases "$srcdir")
+echo "# vm: the pair of $releases this run (IB_HOOK_CI_VM_RELEASES=\"bullseye bookworm trixie\" boots all three)"
+for release in $releases; do
 	# the image first (cached; about 2 min when not), outside the pair's time
 	t0=$(date +%s)
 	img=$(timeout -k 10 600 "$srcdir/tests/vm/image.sh" "$release") &&
