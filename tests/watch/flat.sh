@@ -60,7 +60,17 @@ traced "$T_DIR/one-watched.trace" "$IB_HOOK" -c "$T_DIR/h.conf" -i ib1
 expect_eq "-i ib1 while the watcher runs: main not dumped" 0 "$(dumps "$T_DIR/one-watched.trace")"
 runs0() { grep -c 'ib0: ifindex' "$T_DIR/h.log"; }
 runs1() { grep -c 'ib1: ifindex' "$T_DIR/h.log"; }
-before0=$(runs0) before1=$(runs1)
+# the passes below are counted from a settled namespace: no IPv6 address of
+# the ports still in DAD, no link event to come, the watcher asleep with
+# nothing to read (the end of ib1's DAD during the churn is a pass over ib1
+# of its own: issue 41's CI run counted 3 for 2 in a run of 2 s). W_PID is
+# strace here; settled looks at the watcher, its child.
+strace_pid=$W_PID
+W_PID=$(pgrep -P "$strace_pid" -x ib-hook | head -n 1)
+[ -n "$W_PID" ] || W_PID=$strace_pid
+settle h
+W_PID=$strace_pid
+before0=$(runs0) before1=$(runs1) lines=$(wc -l <"$T_DIR/h.log")
 
 # the uplink's churn: added, replaced, deleted; then a route through ib1 as
 # the barrier (the watcher reads notifications in order)
@@ -73,7 +83,10 @@ ip -n "$h" route add 10.9.0.0/16 via 10.200.0.2 dev ib1 proto static
 eventually "a route through ib1 added to main: copied into T(ib1)" 10 \
 	sh -c "ip -n $h route show table $t1 | grep -q '^10.9.0.0/16 via 10.200.0.2 dev ib1'"
 expect_eq "9 routes of main through the uplink: ib0 not looked at" "$before0" "$(runs0)"
-expect_eq "... and ib1 once, for its own route" $((before1 + 1)) "$(runs1)"
+after1=$(runs1)
+expect_eq "... and ib1 once, for its own route" $((before1 + 1)) "$after1"
+[ "$after1" = $((before1 + 1)) ] ||
+	tail -n "+$((lines + 1))" "$T_DIR/h.log" | head -n 30 | sed 's/^/#   watcher: /'
 expect_eq "... and main not dumped" "$start" "$(dumps "$T_DIR/watch.trace")"
 
 ip -n "$h" route replace default via 10.200.0.0 dev ib0 proto static metric 100 mtu 1400
