@@ -287,15 +287,16 @@ nmcli connection up ib1"
 	# (the ports came up all the same, and every later check passed). The
 	# host name is written, not asked of hostnamed over D-Bus (its
 	# activation is one more wait); the seconds each part took are printed.
-	run "$1" 240 "for i in \$(seq 1 200); do systemctl -q is-active $UNIT && break; sleep 0.5; done
-echo \"# $UNIT active after \$SECONDS s\"
+	run "$1" 240 "t0=\$(date +%s)
+for i in \$(seq 1 200); do systemctl -q is-active $UNIT && break; sleep 0.5; done
+echo \"# $UNIT active after \$((\$(date +%s) - t0)) s\"
 set -e
 printf 'net.ipv4.conf.all.arp_filter=1\n' >/etc/sysctl.d/90-site-arp.conf
 sysctl -q --system
 echo $2 >/etc/hostname
 hostname $2
 $conf
-echo \"# configured after \$SECONDS s\""
+echo \"# configured after \$((\$(date +%s) - t0)) s\""
 }
 
 # reconnect V: the stack's own way of taking ib1 down and up again (networkd:
