@@ -503,16 +503,28 @@ static bool addr_usable(const struct fleet_addr *a)
 
 static int add_peer(struct source *x, const struct ibh_ip *ip)
 {
-	struct ibh_ip a = *ip;
-
-	a.len = (uint8_t)ip_bits(a.family);
-	for (size_t i = 0; i < x->n_peers; i++)
-		if (ip_same_address(&x->peers[i], &a))
-			return 0;
 	if (array_grow(&x->peers, &x->cap_peers, x->n_peers, sizeof(*x->peers), 64) < 0)
 		return -ENOMEM;
-	x->peers[x->n_peers++] = a;
+	x->peers[x->n_peers] = *ip;
+	x->peers[x->n_peers++].len = (uint8_t)ip_bits(ip->family);
 	return 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	return ip_compare(a, b);
+}
+
+/* each peer once (an address two ports claim is one peer: one lookup) */
+static void unique_peers(struct source *x)
+{
+	size_t n = 0;
+
+	qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
+	for (size_t i = 0; i < x->n_peers; i++)
+		if (n == 0 || !ip_equal(&x->peers[n - 1], &x->peers[i]))
+			x->peers[n++] = x->peers[i];
+	x->n_peers = n;
 }
 
 /*
@@ -555,6 +567,7 @@ static int plan_sources(struct run2 *w)
 						return -ENOMEM;
 				}
 			}
+			unique_peers(so);
 			so->result = calloc(so->n_peers + 1, sizeof(*so->result));
 			if (!so->result)
 				return -ENOMEM;
