@@ -86,11 +86,12 @@ said() {
 bounded() {
 	share=$(((HOSTS * PORTS + HOSTS - 2) / (HOSTS - 1)))
 	check "  every host's packets are its requests, retries and replies" \
-		python3 - "$T_DIR/answers.json" "$T_DIR/tx" "$PORTS" <<'PY' >"$T_DIR/bound"
+		python3 - "$T_DIR/answers.json" "$T_DIR/tx" "$PORTS" "$T_DIR/bound" <<'PY'
 import json, sys
 ans = {d["host"]: d["probing"] for d in map(json.loads, open(sys.argv[1]))}
 tx = dict(l.split() for l in open(sys.argv[2]))
 ports = int(sys.argv[3])
+sys.stdout = open(sys.argv[4], "w")
 worst, bad = 0, []
 for h, p in ans.items():
     sent = p["requests"] + p["retries"]
