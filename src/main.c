@@ -416,7 +416,28 @@ static int fleet_main(const struct cli *cli, int argc, char *argv[])
 					     : FLEET_TEXT,
 			     stdout);
 	else {
-		r = probe_run(cli->fleet, cli->req.json, stdout, &at);
+		struct ibh_config config;
+		struct ibh_config_error cerr = {};
+		char files[IBH_CONFIG_FILES_SIZE];
+		struct probe_opts o = { .format = 2 };
+		const char *format = getenv("IB_HOOK_FLEET_FORMAT");
+
+		/* [Fleet] of this host's configuration: the same on every host, as the lab gives it */
+		r = config_load_all(&config, cli->config_path ? cli->config_path : DEFAULT_CONFIG,
+				    cli->config_path ? NULL : DEFAULT_CONFIG ".d", &cerr, files, sizeof(files));
+		if (r < 0) {
+			char msg[512];
+
+			config_error_format(&cerr, r, msg, sizeof(msg));
+			log_error("%s", msg);
+			return IBH_USAGE;
+		}
+		o.probers = config.fleet_probers;
+		o.rate = config.fleet_arp_rate;
+		/* version 1, every pair (internal: the tests of a join that reads only it) */
+		if (format && strcmp(format, "1") == 0)
+			o.format = 1;
+		r = probe_run(cli->fleet, &o, cli->req.json, stdout, &at);
 		if (r == -ENOENT)
 			log_error("no host of '%s' has this host's ports, or no such file",
 				  cli->fleet);

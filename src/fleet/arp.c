@@ -2,7 +2,9 @@
 /*
  * Raw ARP (RFC 826) on a packet socket per port, SOCK_DGRAM so that the
  * kernel builds the link header (Ethernet or IPoIB). Requests carry the
- * probe's source address, so answers come back to it and to nothing else.
+ * probe's sender address (its source's, or 0.0.0.0 as RFC 5227's probes:
+ * the asked host then answers to the asker's hardware address and learns
+ * nothing), so answers are matched to it and to nothing else.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -80,7 +82,7 @@ static int send_request(int fd, const struct arp_probe *p)
 	v = htons(ARP_REQUEST);
 	memcpy(pkt + 6, &v, 2);
 	memcpy(o, p->hw, p->hw_len);
-	memcpy(o + p->hw_len, p->src.a, 4);
+	memcpy(o + p->hw_len, p->sender.a, 4);
 	memset(o + p->hw_len + 4, 0, p->hw_len);
 	memcpy(o + 2 * p->hw_len + 4, p->dst.a, 4);
 	memcpy(to.raw + offsetof(struct sockaddr_ll, sll_addr), p->broadcast, p->hw_len);
@@ -109,7 +111,7 @@ static void take_reply(const uint8_t *pkt, size_t len, int ifindex, struct arp_p
 		char hw[FLEET_HWADDR_MAX];
 		bool seen = false;
 
-		if (p[i].ifindex != ifindex || memcmp(p[i].src.a, tpa, 4) != 0 ||
+		if (p[i].ifindex != ifindex || memcmp(p[i].sender.a, tpa, 4) != 0 ||
 		    memcmp(p[i].dst.a, spa, 4) != 0)
 			continue;
 		hw_to_string(sha, hln, hw, sizeof(hw));
@@ -120,85 +122,165 @@ static void take_reply(const uint8_t *pkt, size_t len, int ifindex, struct arp_p
 	}
 }
 
-int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
-{
-	/* a socket per port of the probes: as many as there are, at most one per probe */
-	struct pollfd *fds = calloc(n + 1, sizeof(*fds));
-	int *ifindex = calloc(n + 1, sizeof(*ifindex));
-	size_t n_fds = 0;
-	long deadline = now_ms() + timeout_ms, settled = -1, resend = now_ms() + RESEND_MS;
-	int r = 0;
+struct arp_run {
+	struct arp_probe *p;
+	size_t n;
+	unsigned int max_retries;
+	int settle_ms;
+	struct pollfd *fds;
+	int *ifindex;
+	size_t n_fds;
+	long start, settled;
+	size_t requests, retries;
+};
 
-	if (!fds || !ifindex) {
-		r = -ENOMEM;
-		goto cleanup;
-	}
+static int open_port(struct arp_run *r, int ifindex, size_t *ret)
+{
+	struct sockaddr_ll at = { .sll_family = AF_PACKET,
+				  .sll_protocol = htons(ETH_P_ARP),
+				  .sll_ifindex = ifindex };
+	size_t k;
+	int e;
+
+	for (k = 0; k < r->n_fds && r->ifindex[k] != ifindex; k++)
+		;
+	*ret = k;
+	if (k < r->n_fds)
+		return 0;
+	r->fds[k].fd =
+		socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, htons(ETH_P_ARP));
+	r->fds[k].events = POLLIN;
+	if (r->fds[k].fd < 0)
+		return -errno;
+	r->ifindex[k] = ifindex;
+	r->n_fds++;
+	e = only_replies(r->fds[k].fd);
+	if (e < 0)
+		return e;
+	return bind(r->fds[k].fd, (struct sockaddr *)&at, sizeof(at)) < 0 ? -errno : 0;
+}
+
+void arp_end(struct arp_run *r, size_t *ret_requests, size_t *ret_retries)
+{
+	if (!r)
+		return;
+	if (ret_requests)
+		*ret_requests = r->requests;
+	if (ret_retries)
+		*ret_retries = r->retries;
+	for (size_t k = 0; k < r->n_fds; k++)
+		if (r->fds[k].fd >= 0)
+			close(r->fds[k].fd);
+	free(r->fds);
+	free(r->ifindex);
+	free(r);
+}
+
+int arp_start(struct arp_probe *p, size_t n, unsigned int max_retries, int settle_ms,
+	      struct arp_run **ret)
+{
+	struct arp_run *r = calloc(1, sizeof(*r));
+	int e = -ENOMEM;
+
+	if (!r)
+		return -ENOMEM;
+	*r = (struct arp_run){ .p = p,
+			       .n = n,
+			       .max_retries = max_retries,
+			       .settle_ms = settle_ms,
+			       .start = now_ms(),
+			       .settled = -1 };
+	/* a socket per port of the probes: as many as there are, at most one per probe */
+	r->fds = calloc(n + 1, sizeof(*r->fds));
+	r->ifindex = calloc(n + 1, sizeof(*r->ifindex));
+	if (!r->fds || !r->ifindex)
+		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
-		for (k = 0; k < n_fds && ifindex[k] != p[i].ifindex; k++)
-			;
-		if (k == n_fds) {
-			struct sockaddr_ll at = { .sll_family = AF_PACKET,
-						  .sll_protocol = htons(ETH_P_ARP),
-						  .sll_ifindex = p[i].ifindex };
+		e = open_port(r, p[i].ifindex, &k);
+		if (e < 0)
+			goto fail;
+		p[i].sent = 0;
+	}
+	*ret = r;
+	return 0;
+fail:
+	arp_end(r, NULL, NULL);
+	return e;
+}
 
-			fds[k].fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
-					   htons(ETH_P_ARP));
-			fds[k].events = POLLIN;
-			if (fds[k].fd < 0) {
-				r = -errno;
-				goto cleanup;
+static int fd_of(const struct arp_run *r, int ifindex)
+{
+	for (size_t k = 0; k < r->n_fds; k++)
+		if (r->ifindex[k] == ifindex)
+			return r->fds[k].fd;
+	return -1;
+}
+
+int arp_step(struct arp_run *r, int wait_ms)
+{
+	long now = now_ms(), next = now + wait_ms;
+	bool done = true;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct arp_probe *p = &r->p[i];
+		long due = p->sent == 0 ? r->start + p->at_ms : p->last_ms + RESEND_MS;
+
+		if (p->n_answers)
+			continue;
+		if (p->sent > r->max_retries) {
+			/* given up: its last request's answer has had RESEND_MS */
+			if (now < due) {
+				done = false;
+				next = due < next ? due : next;
 			}
-			ifindex[k] = p[i].ifindex;
-			n_fds++;
-			r = only_replies(fds[k].fd);
-			if (r < 0)
-				goto cleanup;
-			if (bind(fds[k].fd, (struct sockaddr *)&at, sizeof(at)) < 0) {
-				r = -errno;
-				goto cleanup;
-			}
+			continue;
+		}
+		done = false;
+		if (now < due) {
+			next = due < next ? due : next;
+			continue;
 		}
 		/* a request that cannot leave (the port went down) gets no answer: that is the result */
-		(void)send_request(fds[k].fd, &p[i]);
+		(void)send_request(fd_of(r, p->ifindex), p);
+		*(p->sent++ ? &r->retries : &r->requests) += 1;
+		p->last_ms = now;
+		next = now + RESEND_MS < next ? now + RESEND_MS : next;
 	}
-	for (;;) {
-		long now = now_ms(),
-		     until = settled >= 0 && settled < deadline ? settled : deadline;
-		bool all = true;
-
-		if (now >= until)
-			break;
-		if (now >= resend) {
-			for (size_t i = 0; i < n; i++)
-				for (size_t k = 0; k < n_fds && !p[i].n_answers; k++)
-					if (ifindex[k] == p[i].ifindex)
-						(void)send_request(fds[k].fd, &p[i]);
-			resend = now + RESEND_MS;
-		}
-		if (poll(fds, n_fds, (int)((resend < until ? resend : until) - now)) < 0 &&
-		    errno != EINTR) {
-			r = -errno;
-			goto cleanup;
-		}
-		for (size_t k = 0; k < n_fds; k++) {
-			uint8_t pkt[512];
-			ssize_t len;
-
-			while ((len = recv(fds[k].fd, pkt, sizeof(pkt), 0)) >= 0)
-				take_reply(pkt, (size_t)len, ifindex[k], p, n);
-		}
-		for (size_t i = 0; i < n && all; i++)
-			all = p[i].n_answers > 0;
-		if (all && settled < 0)
-			settled = now_ms() + settle_ms;
+	if (done && r->settled < 0)
+		r->settled = now + r->settle_ms;
+	if (r->settled >= 0) {
+		if (now >= r->settled)
+			return 1;
+		next = r->settled < next ? r->settled : next;
 	}
-cleanup:
-	for (size_t k = 0; k < n_fds; k++)
-		if (fds[k].fd >= 0)
-			close(fds[k].fd);
-	free(fds);
-	free(ifindex);
-	return r;
+	if (poll(r->fds, r->n_fds, (int)(next > now ? next - now : 0)) < 0 && errno != EINTR)
+		return -errno;
+	for (size_t k = 0; k < r->n_fds; k++) {
+		uint8_t pkt[512];
+		ssize_t len;
+
+		while ((len = recv(r->fds[k].fd, pkt, sizeof(pkt), 0)) >= 0)
+			take_reply(pkt, (size_t)len, r->ifindex[k], r->p, r->n);
+	}
+	return 0;
+}
+
+int arp_probe_all(struct arp_probe *p, size_t n, int timeout_ms, int settle_ms)
+{
+	struct arp_run *r;
+	long deadline = now_ms() + timeout_ms;
+	int e;
+
+	for (size_t i = 0; i < n; i++)
+		p[i].at_ms = 0;
+	/* retried every RESEND_MS until the deadline */
+	e = arp_start(p, n, (unsigned int)(timeout_ms / RESEND_MS), settle_ms, &r);
+	if (e < 0)
+		return e;
+	while ((e = arp_step(r, (int)(deadline - now_ms()))) == 0 && now_ms() < deadline)
+		;
+	arp_end(r, NULL, NULL);
+	return e < 0 ? e : 0;
 }

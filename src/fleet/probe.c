@@ -7,18 +7,21 @@
  * from the destination's own inventory and answers.
  */
 #include <errno.h>
+#include <linux/neighbour.h>
 #include <net/if_arp.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arp.h"
 #include "array.h"
+#include "classes.h"
 #include "cm.h"
 #include "fleet.h"
 #include "join.h"
 #include "kernel.h"
 #include "probe.h"
 #include "report.h"
+#include "sample.h"
 #include "select.h"
 #include "snapshot.h"
 
@@ -301,6 +304,52 @@ cleanup:
 	return r;
 }
 
+/*
+ * The request for dst from src on l, if ARP can ask it there: IPv4, the
+ * port up, Ethernet or IPoIB. real: the request says src (else 0.0.0.0)
+ */
+static bool arp_fill(struct arp_probe *a, const struct ibh_link *l, const struct ibh_ip *src,
+		     const struct ibh_ip *dst, bool real)
+{
+	if (!l || !l->up || src->family != AF_INET ||
+	    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) || l->hw_len == 0 ||
+	    l->hw_len > sizeof(a->hw) || l->broadcast_len != l->hw_len)
+		return false;
+	memcpy(a->hw, l->hw, l->hw_len);
+	memcpy(a->broadcast, l->broadcast, l->hw_len);
+	a->hw_len = l->hw_len;
+	a->ifindex = l->ifindex;
+	a->hwtype = (uint16_t)l->type;
+	a->src = *src;
+	a->dst = *dst;
+	a->src.len = a->dst.len = 32;
+	a->sender = (struct ibh_ip){ .family = AF_INET, .len = 32 };
+	if (real)
+		a->sender = a->src;
+	return true;
+}
+
+/*
+ * A request from port from to port to carries its source address, not
+ * 0.0.0.0, where 0.0.0.0 would not be asked what a real request is:
+ * between two ports of one host (the pair is about accept_local, which the
+ * kernel checks only for a real sender), and towards a host some port of
+ * which sets arp_filter=1 (the kernel skips arp_filter for 0.0.0.0: its
+ * ports would answer where a real request is refused). Those asked hosts
+ * learn the prober's address, as the first connection would teach them.
+ */
+static bool real_sender(const struct fleet *f, size_t from, size_t to)
+{
+	const struct fleet_port *b = &f->ports[to];
+
+	if (strcmp(f->ports[from].host, b->host) == 0)
+		return true;
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (strcmp(f->ports[i].host, b->host) == 0 && f->ports[i].arp_filter == 1)
+			return true;
+	return false;
+}
+
 static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *links, size_t n_links)
 {
 	struct arp_probe *arp = calloc(f->n_probes + 1, sizeof(*arp));
@@ -327,17 +376,8 @@ static int ask(struct ibh_kernel *kn, struct fleet *f, const struct ibh_link *li
 			if (rt.oif > 0 && kernel->get_link_by_index(kn, rt.oif, &via) == 0)
 				snprintf(p->route_dev, sizeof(p->route_dev), "%s", via.name);
 		}
-		if (!l || !l->up || p->src.family != AF_INET || !p->onlink ||
-		    (l->type != ARPHRD_ETHER && l->type != ARPHRD_INFINIBAND) || l->hw_len == 0 ||
-		    l->hw_len > sizeof(a->hw) || l->broadcast_len != l->hw_len)
+		if (!p->onlink || !arp_fill(a, l, &p->src, &p->dst, real_sender(f, p->from, p->to)))
 			continue;
-		memcpy(a->hw, l->hw, l->hw_len);
-		memcpy(a->broadcast, l->broadcast, l->hw_len);
-		a->hw_len = l->hw_len;
-		a->ifindex = l->ifindex;
-		a->hwtype = (uint16_t)l->type;
-		a->src = p->src;
-		a->dst = p->dst;
 		of[n_arp++] = i;
 	}
 	r = arp_probe_all(arp, n_arp, ARP_TIMEOUT_MS, ARP_SETTLE_MS);
@@ -356,7 +396,7 @@ cleanup:
 	return r;
 }
 
-int probe_run(const char *path, bool json, FILE *out, size_t *ret_error)
+static int run_v1(const char *path, bool json, FILE *out, size_t *ret_error)
 {
 	struct fleet f = {};
 	char *inventory = NULL;
@@ -412,4 +452,709 @@ cleanup:
 	fleet_free(&f);
 	free(inventory);
 	return r;
+}
+
+/* answers version 2 (SPEC 10.1): routes by class, the sampled probes, this host's neighbour entries */
+
+/* what the kernel said of the way from a source address to a peer */
+struct result {
+	bool route;
+	char dev[IF_NAMESIZE];
+	uint32_t table;
+	struct ibh_ip via; /* family 0: none */
+};
+
+/* one source address of this host and its peers: the fleet's addresses it asks about */
+struct source {
+	size_t port, addr;
+	struct ibh_ip *peers; /* whole addresses, each once */
+	size_t *result, n_peers, cap_peers;
+	struct class_item *items;
+	size_t n_items, rest;
+	bool rdma;
+};
+
+struct run2 {
+	struct fleet f;
+	struct ibh_snapshot s;
+	const char *self;
+	size_t self_host;
+	struct sample sample;
+	struct source *src;
+	size_t n_src;
+	struct result *results;
+	size_t n_results, cap_results;
+	struct arp_probe *arp;
+	size_t n_arp;
+	unsigned int window_ms;
+	size_t requests, retries, answered;
+	struct ibh_cm_query *cm;
+	size_t *cm_src, n_cm;
+	const char *cm_how;
+	struct ibh_neigh *before;
+	size_t n_before;
+	bool *filtering; /* per sample host: a port sets arp_filter=1 */
+};
+
+static bool addr_usable(const struct fleet_addr *a)
+{
+	return !a->stale && (a->ip.family != AF_INET6 || !IPV6_LINK_LOCAL(a->ip.a));
+}
+
+static int add_peer(struct source *x, const struct ibh_ip *ip)
+{
+	if (array_grow(&x->peers, &x->cap_peers, x->n_peers, sizeof(*x->peers), 64) < 0)
+		return -ENOMEM;
+	x->peers[x->n_peers] = *ip;
+	x->peers[x->n_peers++].len = (uint8_t)ip_bits(ip->family);
+	return 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+	return ip_compare(a, b);
+}
+
+/* each peer once (an address two ports claim is one peer: one lookup) */
+static void unique_peers(struct source *x)
+{
+	size_t n = 0;
+
+	qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
+	for (size_t i = 0; i < x->n_peers; i++)
+		if (n == 0 || !ip_equal(&x->peers[n - 1], &x->peers[i]))
+			x->peers[n++] = x->peers[i];
+	x->n_peers = n;
+}
+
+/*
+ * The sources (every usable address of this host's ports) and their peers:
+ * every other host's addresses of the family, and this host's other ports'
+ * where its configuration judges them (AcceptLocal: IPv4 in the prefix)
+ */
+static int plan_sources(struct run2 *w)
+{
+	struct fleet *f = &w->f;
+	const struct sample_host *me = &w->sample.hosts[w->self_host];
+	size_t cap = 0;
+
+	for (size_t i = me->first; i < me->first + me->n; i++)
+		for (size_t x = 0; x < f->ports[i].n_addrs; x++) {
+			const struct fleet_addr *sa = &f->ports[i].addrs[x];
+			struct source *so;
+
+			if (!addr_usable(sa))
+				continue;
+			if (array_grow(&w->src, &cap, w->n_src, sizeof(*w->src), 8) < 0)
+				return -ENOMEM;
+			so = &w->src[w->n_src++];
+			*so = (struct source){ .port = i, .addr = x };
+			for (size_t j = 0; j < f->n_ports; j++) {
+				const struct fleet_port *b = &f->ports[j];
+				bool local = j >= me->first && j < me->first + me->n;
+
+				if (local && (i == j || !b->local_delivery))
+					continue;
+				for (size_t y = 0; y < b->n_addrs; y++) {
+					const struct ibh_ip *d = &b->addrs[y].ip;
+
+					if (d->family != sa->ip.family ||
+					    !addr_usable(&b->addrs[y]) ||
+					    (local && (d->family != AF_INET ||
+						       !fleet_in_prefix(&sa->ip, d))))
+						continue;
+					if (add_peer(so, d) < 0)
+						return -ENOMEM;
+				}
+			}
+			unique_peers(so);
+			so->result = calloc(so->n_peers + 1, sizeof(*so->result));
+			if (!so->result)
+				return -ENOMEM;
+		}
+	return 0;
+}
+
+/* this host's share of the ARP requests, and its own ports' pairs where AcceptLocal judges them */
+static int plan_arp(struct run2 *w, unsigned int probers, unsigned int rate)
+{
+	struct fleet *f = &w->f;
+	const struct sample_host *me = &w->sample.hosts[w->self_host];
+	struct sample_request *req = NULL;
+	size_t n_req = 0, n_local = 0;
+	int r;
+
+	w->filtering = calloc(w->sample.n_hosts + 1, sizeof(*w->filtering));
+	if (!w->filtering)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_ports; i++)
+		w->filtering[w->sample.host_of[i]] |= f->ports[i].arp_filter == 1;
+	r = sample_plan(&w->sample, w->self_host, probers, rate, &req, &n_req, &w->window_ms);
+	if (r < 0)
+		return r;
+	for (size_t i = me->first; i < me->first + me->n; i++)
+		for (size_t j = me->first; j < me->first + me->n; j++)
+			if (f->ports[j].local_delivery)
+				n_local += f->ports[i].n_addrs * f->ports[j].n_addrs;
+	w->arp = calloc(n_req + n_local + 1, sizeof(*w->arp));
+	if (!w->arp) {
+		free(req);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n_req; k++) {
+		const struct sample_request *q = &req[k];
+		const struct ibh_link *l;
+
+		if (q->from == SIZE_MAX)
+			continue;
+		l = link_named(w->s.links, w->s.n_links, f->ports[q->from].ifname);
+		if (!arp_fill(&w->arp[w->n_arp], l, &f->ports[q->from].addrs[q->from_addr].ip,
+			      &f->ports[q->to].addrs[q->to_addr].ip,
+			      w->filtering[w->sample.host_of[q->to]]))
+			continue;
+		w->arp[w->n_arp++].at_ms = q->at_ms;
+	}
+	free(req);
+	/* the local pairs of a host that sets AcceptLocal, as every pair before: from each own address */
+	for (size_t i = me->first; i < me->first + me->n; i++)
+		for (size_t j = me->first; j < me->first + me->n; j++) {
+			const struct fleet_port *a = &f->ports[i], *b = &f->ports[j];
+			const struct ibh_link *l = link_named(w->s.links, w->s.n_links, a->ifname);
+
+			if (i == j || !b->local_delivery)
+				continue;
+			for (size_t x = 0; x < a->n_addrs; x++)
+				for (size_t y = 0; y < b->n_addrs; y++)
+					if (addr_usable(&a->addrs[x]) &&
+					    addr_usable(&b->addrs[y]) &&
+					    fleet_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip) &&
+					    arp_fill(&w->arp[w->n_arp], l, &a->addrs[x].ip,
+						     &b->addrs[y].ip, true))
+						w->arp[w->n_arp++].at_ms = 0;
+		}
+	return 0;
+}
+
+static size_t result_id(struct run2 *w, const struct result *x)
+{
+	for (size_t i = 0; i < w->n_results; i++) {
+		const struct result *y = &w->results[i];
+
+		if (y->route == x->route && y->table == x->table && strcmp(y->dev, x->dev) == 0 &&
+		    y->via.family == x->via.family &&
+		    (!x->via.family || ip_same_address(&y->via, &x->via)))
+			return i;
+	}
+	if (array_grow(&w->results, &w->cap_results, w->n_results, sizeof(*w->results), 8) < 0)
+		return SIZE_MAX;
+	w->results[w->n_results] = *x;
+	return w->n_results++;
+}
+
+/* every source's route to every peer: the answers' classes; the ARP run goes on meanwhile */
+static int look_up(struct run2 *w, struct arp_run *arp)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < w->n_src; i++) {
+		struct source *so = &w->src[i];
+		struct ibh_ip from = w->f.ports[so->port].addrs[so->addr].ip;
+
+		from.len = (uint8_t)ip_bits(from.family);
+		for (size_t k = 0; k < so->n_peers; k++) {
+			struct result x = {};
+			struct ibh_route rt;
+
+			if (kernel->route_get(w->s.k, &so->peers[k], &from, &rt) == 0) {
+				struct ibh_link via;
+
+				x.route = true;
+				x.table = rt.table;
+				if (rt.gw.family)
+					x.via = rt.gw;
+				if (rt.oif > 0 &&
+				    kernel->get_link_by_index(w->s.k, rt.oif, &via) == 0)
+					snprintf(x.dev, sizeof(x.dev), "%s", via.name);
+			}
+			so->result[k] = result_id(w, &x);
+			if (so->result[k] == SIZE_MAX)
+				return -ENOMEM;
+			/* the requests go at their time while the lookups run */
+			if (arp && ++done % 64 == 0) {
+				int r = arp_step(arp, 0);
+
+				if (r < 0)
+					return r;
+			}
+		}
+	}
+	return 0;
+}
+
+static int build_classes(struct run2 *w)
+{
+	struct ibh_ip *pfx = NULL;
+	size_t n_pfx = 0, cap = 0;
+	int r = 0;
+
+	/* the candidates: the prefixes the inventory's ports are in */
+	for (size_t i = 0; i < w->f.n_ports; i++)
+		for (size_t k = 0; k < w->f.ports[i].n_addrs; k++) {
+			struct ibh_ip p;
+			bool seen = false;
+
+			ip_prefix(&p, &w->f.ports[i].addrs[k].ip);
+			for (size_t j = 0; j < n_pfx && !seen; j++)
+				seen = ip_equal(&pfx[j], &p);
+			if (seen)
+				continue;
+			if (array_grow(&pfx, &cap, n_pfx, sizeof(*pfx), 16) < 0) {
+				r = -ENOMEM;
+				goto cleanup;
+			}
+			pfx[n_pfx++] = p;
+		}
+	for (size_t i = 0; i < w->n_src && r == 0; i++) {
+		struct source *so = &w->src[i];
+
+		r = classes_build(so->peers, so->result, so->n_peers, pfx, n_pfx, &so->items,
+				  &so->n_items, &so->rest);
+	}
+cleanup:
+	free(pfx);
+	return r;
+}
+
+/*
+ * RDMA CM, sampled: from each source address whose port has an RDMA device,
+ * one question per class of its peers (the peer of the class this host
+ * scores highest: hosts ask different ones)
+ */
+static int ask_cm_sampled(struct run2 *w)
+{
+	uint64_t me = sample_host_hash(w->self);
+	size_t cap = 0, cap_of = 0;
+
+	w->cm_how = "no RDMA device: routing and ARP only";
+	if (!select_rdma_any())
+		return 0;
+	for (size_t i = 0; i < w->n_src; i++) {
+		struct source *so = &w->src[i];
+		const struct ibh_link *l =
+			link_named(w->s.links, w->s.n_links, w->f.ports[so->port].ifname);
+
+		if (!l || !select_rdma_port(l->ifindex))
+			continue;
+		so->rdma = true;
+		for (size_t c = 0; c < w->n_results; c++) {
+			size_t best = SIZE_MAX;
+			uint64_t score = 0;
+
+			for (size_t k = 0; k < so->n_peers; k++) {
+				uint64_t sc = sample_score(me, &so->peers[k]);
+
+				if (so->result[k] == c && (best == SIZE_MAX || sc > score)) {
+					best = k;
+					score = sc;
+				}
+			}
+			if (best == SIZE_MAX)
+				continue;
+			if (array_grow(&w->cm, &cap, w->n_cm, sizeof(*w->cm), 16) < 0 ||
+			    array_grow(&w->cm_src, &cap_of, w->n_cm, sizeof(*w->cm_src), 16) < 0)
+				return -ENOMEM;
+			w->cm[w->n_cm] = (struct ibh_cm_query){
+				.src = w->f.ports[so->port].addrs[so->addr].ip,
+				.dst = so->peers[best]
+			};
+			w->cm[w->n_cm].src.len = (uint8_t)ip_bits(w->cm[w->n_cm].src.family);
+			w->cm_src[w->n_cm++] = i;
+		}
+	}
+	{
+		int r = kernel->cm_resolve_all(w->cm, w->n_cm, CM_TIMEOUT_MS);
+
+		w->cm_how = r == 0	   ? "asked"
+			    : r == -ENOSYS ? "no librdmacm: routing and ARP only"
+			    : r == -EACCES || r == -EPERM
+				    ? "no access to /dev/infiniband/rdma_cm: routing and ARP only"
+				    : "RDMA CM could not be asked: routing and ARP only";
+		if (r < 0)
+			w->n_cm = 0;
+		return r == -ENOMEM ? r : 0;
+	}
+}
+
+/* the port of the inventory holding ip has hardware address hw (any of them, if several) */
+static bool lladdr_known(const struct fleet *f, const struct ibh_ip *ip, const char *hw,
+			 bool *found)
+{
+	*found = false;
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t k = 0; k < f->ports[i].n_addrs; k++)
+			if (ip_same_address(&f->ports[i].addrs[k].ip, ip)) {
+				*found = true;
+				if (strcasecmp(f->ports[i].hwaddr, hw) == 0)
+					return true;
+			}
+	return false;
+}
+
+static const char *nud_name(uint16_t state)
+{
+	return state & NUD_PERMANENT   ? "permanent"
+	       : state & NUD_NOARP     ? "noarp"
+	       : state & NUD_REACHABLE ? "reachable"
+	       : state & NUD_STALE     ? "stale"
+	       : state & NUD_DELAY     ? "delay"
+	       : state & NUD_PROBE     ? "probe"
+				       : "other";
+}
+
+static const char *ifname_of(const struct run2 *w, int ifindex)
+{
+	for (size_t i = 0; i < w->s.n_links; i++)
+		if (w->s.links[i].ifindex == ifindex)
+			return w->s.links[i].name;
+	return NULL;
+}
+
+/* this host's neighbour entries (read before any probe) that map a fleet address elsewhere */
+static void print_neigh(FILE *out, const struct run2 *w, bool json)
+{
+	bool first = true;
+
+	if (json)
+		fprintf(out, ",\"neigh\":[");
+	for (size_t i = 0; i < w->n_before; i++) {
+		const struct ibh_neigh *e = &w->before[i];
+		const char *name = ifname_of(w, e->ifindex);
+		char hw[FLEET_HWADDR_MAX], a[64];
+		bool found;
+
+		if (!name || e->lladdr_len == 0 || (e->state & (NUD_INCOMPLETE | NUD_FAILED)))
+			continue;
+		hw_to_string(e->lladdr, e->lladdr_len, hw, sizeof(hw));
+		if (lladdr_known(&w->f, &e->dst, hw, &found) || !found)
+			continue;
+		ip_to_string(&e->dst, a, sizeof(a), false);
+		if (!json) {
+			fprintf(out,
+				"neighbour entry on %s: %s is %s (%s), not the hardware address "
+				"of the port the inventory lists it on\n",
+				name, a, hw, nud_name(e->state));
+			continue;
+		}
+		fprintf(out, "%s{\"interface\":", first ? "" : ",");
+		report_json_string(out, name);
+		fprintf(out, ",\"peer\":\"%s\",\"lladdr\":\"%s\",\"state\":\"%s\"}", a, hw,
+			nud_name(e->state));
+		first = false;
+	}
+	if (json)
+		fprintf(out, "]");
+}
+
+/*
+ * What the run added to this host's neighbour table for the addresses it
+ * asked RDMA CM about, or sent a real request from: gone again. Entries
+ * that were there before the run stay (updated, perhaps, as any answer does).
+ */
+static void clean_neigh(struct run2 *w)
+{
+	struct ibh_neigh *now = NULL;
+	size_t n_now = 0;
+
+	if (kernel->dump_neigh(w->s.k, &now, &n_now) < 0)
+		return;
+	for (size_t i = 0; i < n_now; i++) {
+		const struct ibh_neigh *e = &now[i];
+		bool before = false, ours = false;
+
+		if (e->state & (NUD_PERMANENT | NUD_NOARP))
+			continue;
+		for (size_t k = 0; k < w->n_before && !before; k++)
+			before = w->before[k].ifindex == e->ifindex &&
+				 ip_same_address(&w->before[k].dst, &e->dst);
+		for (size_t k = 0; k < w->n_cm && !before && !ours; k++)
+			ours = ip_same_address(&w->cm[k].dst, &e->dst);
+		for (size_t k = 0; k < w->n_arp && !before && !ours; k++)
+			ours = w->arp[k].sender.a[0] && ip_same_address(&w->arp[k].sender, &e->dst);
+		if (ours && !before)
+			(void)kernel->neigh_del(w->s.k, e->ifindex, &e->dst);
+	}
+	free(now);
+}
+
+static void print_result(FILE *out, const struct result *x, bool json)
+{
+	char via[64];
+
+	if (!json) {
+		if (!x->route)
+			fprintf(out, "no route");
+		else
+			fprintf(out, "%s table %u%s%s", x->dev, x->table,
+				x->via.family ? " via " : "",
+				x->via.family ? ip_to_string(&x->via, via, sizeof(via), false)
+					      : "");
+		return;
+	}
+	fprintf(out, ",\"route_dev\":");
+	if (!x->route) {
+		fprintf(out, "null,\"route_table\":null,\"route_via\":null}");
+		return;
+	}
+	report_json_string(out, x->dev);
+	fprintf(out, ",\"route_table\":%u,\"route_via\":", x->table);
+	if (x->via.family)
+		fprintf(out, "\"%s\"}", ip_to_string(&x->via, via, sizeof(via), false));
+	else
+		fprintf(out, "null}");
+}
+
+/* a source's classes: one per result its peers got, the rest first */
+static void print_classes(FILE *out, const struct run2 *w, const struct source *so, bool json)
+{
+	bool first_class = true;
+
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t c = 0; c < w->n_results; c++) {
+			bool rest = c == so->rest && so->n_peers, any = rest, first = true;
+			size_t n_items = 0;
+
+			if ((pass == 0) != (c == so->rest))
+				continue;
+			for (size_t k = 0; k < so->n_items; k++)
+				n_items += so->items[k].result == c;
+			if (!any && !n_items)
+				continue;
+			if (json) {
+				fprintf(out, "%s{\"peers\":", first_class ? "" : ",");
+				if (rest && !n_items)
+					fprintf(out, "\"rest\"");
+				else {
+					fprintf(out, "[%s", rest ? "\"rest\"" : "");
+					first = !rest;
+				}
+			} else
+				fprintf(out, "  %s", rest ? "rest" : "");
+			for (size_t k = 0; k < so->n_items; k++) {
+				char a[64];
+
+				if (so->items[k].result != c)
+					continue;
+				ip_to_string_short(&so->items[k].pfx, a, sizeof(a));
+				fprintf(out, json ? "%s\"%s\"" : "%s%s",
+					first  ? ""
+					: json ? ","
+					       : " ",
+					a);
+				first = false;
+			}
+			if (json) {
+				if (!(rest && !n_items))
+					fprintf(out, "]");
+			} else
+				fprintf(out, ": ");
+			print_result(out, &w->results[c], json);
+			if (!json)
+				fprintf(out, "\n");
+			first_class = false;
+		}
+}
+
+static void print_v2(FILE *out, struct run2 *w, unsigned int probers, unsigned int rate, bool json)
+{
+	const struct fleet *f = &w->f;
+	bool first = true;
+	char s[64], d[64];
+
+	if (!json) {
+		for (size_t i = 0; i < w->n_src; i++) {
+			const struct source *so = &w->src[i];
+
+			fprintf(out, "from %s %s, %zu peers:\n", f->ports[so->port].ifname,
+				ip_to_string(&f->ports[so->port].addrs[so->addr].ip, s, sizeof(s),
+					     false),
+				so->n_peers);
+			print_classes(out, w, so, false);
+		}
+		for (size_t k = 0; k < w->n_arp; k++) {
+			const struct arp_probe *a = &w->arp[k];
+
+			fprintf(out, "arp %s %s -> %s:", ifname_of(w, a->ifindex),
+				ip_to_string(&a->src, s, sizeof(s), false),
+				ip_to_string(&a->dst, d, sizeof(d), false));
+			for (size_t i = 0; i < a->n_answers; i++)
+				fprintf(out, " %s", a->answers[i]);
+			fprintf(out, "%s\n", a->n_answers ? "" : " no answer");
+		}
+		for (size_t k = 0; k < w->n_cm; k++) {
+			const struct ibh_cm_query *q = &w->cm[k];
+
+			fprintf(out,
+				"rdma_cm %s -> %s: ", ip_to_string(&q->src, s, sizeof(s), false),
+				ip_to_string(&q->dst, d, sizeof(d), false));
+			if (q->r == 0)
+				fprintf(out, "%s port %u\n", q->res.dev, q->res.port);
+			else
+				fprintf(out, "%s\n", strerror(-q->r));
+		}
+		print_stale(out, f, false);
+		print_neigh(out, w, false);
+		fprintf(out,
+			"%s: %zu ARP requests (%zu retries, %zu answered; %u per host, %u/s per "
+			"domain over %u ms), %zu RDMA CM questions (RDMA CM: %s)\n",
+			w->self, w->requests, w->retries, w->answered, probers, rate, w->window_ms,
+			w->n_cm, w->cm_how);
+		return;
+	}
+	fprintf(out, "{\"version\":2,\"host\":");
+	report_json_string(out, w->self);
+	fprintf(out, ",\"rdma_cm\":");
+	report_json_string(out, w->cm_how);
+	print_stale(out, f, true);
+	fprintf(out,
+		",\"probing\":{\"probers\":%u,\"rate\":%u,\"window_ms\":%u,\"requests\":%zu,"
+		"\"retries\":%zu,\"answered\":%zu}",
+		probers, rate, w->window_ms, w->requests, w->retries, w->answered);
+	fprintf(out, ",\"sources\":[");
+	for (size_t i = 0; i < w->n_src; i++) {
+		const struct source *so = &w->src[i];
+
+		fprintf(out, "%s{\"interface\":", i ? "," : "");
+		report_json_string(out, f->ports[so->port].ifname);
+		fprintf(out, ",\"address\":\"%s\",\"classes\":[",
+			ip_to_string(&f->ports[so->port].addrs[so->addr].ip, s, sizeof(s), false));
+		print_classes(out, w, so, true);
+		fprintf(out, "]}");
+	}
+	fprintf(out, "],\"arp\":[");
+	for (size_t k = 0; k < w->n_arp; k++) {
+		const struct arp_probe *a = &w->arp[k];
+
+		fprintf(out, "%s{\"interface\":", first ? "" : ",");
+		report_json_string(out, ifname_of(w, a->ifindex));
+		fprintf(out, ",\"address\":\"%s\",\"peer\":\"%s\",\"answers\":[",
+			ip_to_string(&a->src, s, sizeof(s), false),
+			ip_to_string(&a->dst, d, sizeof(d), false));
+		for (size_t i = 0; i < a->n_answers; i++)
+			fprintf(out, "%s\"%s\"", i ? "," : "", a->answers[i]);
+		fprintf(out, "]}");
+		first = false;
+	}
+	fprintf(out, "],\"rdma_cm_probes\":[");
+	for (size_t k = 0; k < w->n_cm; k++) {
+		const struct ibh_cm_query *q = &w->cm[k];
+
+		fprintf(out, "%s{\"interface\":", k ? "," : "");
+		report_json_string(out, f->ports[w->src[w->cm_src[k]].port].ifname);
+		fprintf(out, ",\"address\":\"%s\",\"peer\":\"%s\",\"rdma_cm\":",
+			ip_to_string(&q->src, s, sizeof(s), false),
+			ip_to_string(&q->dst, d, sizeof(d), false));
+		if (q->r == 0) {
+			fprintf(out, "{\"device\":");
+			report_json_string(out, q->res.dev);
+			fprintf(out, ",\"port\":%u}}", q->res.port);
+		} else {
+			char why[160];
+
+			snprintf(why, sizeof(why), "%s%s%s", strerror(-q->r),
+				 q->res.event[0] ? "; " : "", q->res.event);
+			fprintf(out, "{\"error\":");
+			report_json_string(out, why);
+			fprintf(out, "}}");
+		}
+	}
+	fprintf(out, "]");
+	print_neigh(out, w, true);
+	fprintf(out, "}\n");
+}
+
+static int run_v2(const char *path, const struct probe_opts *o, bool json, FILE *out,
+		  size_t *ret_error)
+{
+	struct run2 w = {};
+	char *inventory = NULL;
+	struct arp_run *arp = NULL;
+	size_t n_stale;
+	int r;
+
+	r = join_read_file(path, &inventory);
+	if (r < 0)
+		goto cleanup;
+	r = fleet_read(&w.f, inventory, fleet_add_inventory, ret_error);
+	if (r < 0)
+		goto cleanup;
+	r = snapshot_open(&w.s);
+	if (r < 0)
+		goto cleanup;
+	r = find_self(&w.f, w.s.links, w.s.n_links, &w.self);
+	if (r < 0)
+		goto cleanup;
+	n_stale = find_stale(&w.f, w.self, &w.s);
+	/* the neighbour table as it was: what it says, and what the run must leave as it found */
+	r = kernel->dump_neigh(w.s.k, &w.before, &w.n_before);
+	if (r < 0)
+		goto cleanup;
+	r = sample_init(&w.sample, &w.f);
+	if (r < 0)
+		goto cleanup;
+	for (w.self_host = 0; w.self_host < w.sample.n_hosts; w.self_host++)
+		if (strcmp(w.f.ports[w.sample.hosts[w.self_host].first].host, w.self) == 0)
+			break;
+	r = plan_sources(&w);
+	if (r < 0)
+		goto cleanup;
+	r = plan_arp(&w, o->probers, o->rate);
+	if (r < 0)
+		goto cleanup;
+	r = arp_start(w.arp, w.n_arp, 1, ARP_SETTLE_MS, &arp);
+	if (r < 0)
+		goto cleanup;
+	r = look_up(&w, arp);
+	while (r == 0)
+		r = arp_step(arp, 1000);
+	if (r < 0)
+		goto cleanup;
+	arp_end(arp, &w.requests, &w.retries);
+	arp = NULL;
+	for (size_t k = 0; k < w.n_arp; k++)
+		w.answered += w.arp[k].n_answers > 0;
+	r = build_classes(&w);
+	if (r < 0)
+		goto cleanup;
+	/* after the ARP probes: RDMA CM's own ARP requests would be answers to them */
+	r = ask_cm_sampled(&w);
+	clean_neigh(&w);
+	if (r < 0)
+		goto cleanup;
+	print_v2(out, &w, o->probers, o->rate, json);
+	r = n_stale ? 1 : 0;
+cleanup:
+	arp_end(arp, NULL, NULL);
+	for (size_t i = 0; i < w.n_src; i++) {
+		free(w.src[i].peers);
+		free(w.src[i].result);
+		free(w.src[i].items);
+	}
+	free(w.src);
+	free(w.results);
+	free(w.arp);
+	free(w.cm);
+	free(w.cm_src);
+	free(w.before);
+	free(w.filtering);
+	sample_free(&w.sample);
+	snapshot_close(&w.s);
+	fleet_free(&w.f);
+	free(inventory);
+	return r;
+}
+
+int probe_run(const char *path, const struct probe_opts *o, bool json, FILE *out, size_t *ret_error)
+{
+	return o->format == 1 ? run_v1(path, json, out, ret_error)
+			      : run_v2(path, o, json, out, ret_error);
 }

@@ -40,6 +40,8 @@ void config_defaults(struct ibh_config *c)
 	c->main_route = IBH_MAIN_KEEP;
 	c->ipv6 = true;
 	c->gateway_routes = true;
+	c->fleet_probers = 1;
+	c->fleet_arp_rate = 2000;
 	c->sysctl[IBH_SYSCTL_ARP_IGNORE] = 2;
 	c->sysctl[IBH_SYSCTL_ARP_ANNOUNCE] = 2;
 	c->sysctl[IBH_SYSCTL_RP_FILTER] = IBH_SYSCTL_KEEP;
@@ -373,6 +375,26 @@ static int parse_ipoib(struct ibh_config *c, unsigned int line, const char *key,
 	return 0;
 }
 
+static int parse_fleet(struct ibh_config *c, unsigned int line, const char *key, char *value,
+		       struct ibh_config_error *err)
+{
+	uint32_t v;
+
+	if (strcmp(key, "FleetProbers") == 0) {
+		if (parse_u32(value, 1, 3, &v) < 0)
+			return fail(err, line, key, "FleetProbers '%s' is not a number from 1 to 3",
+				    value);
+		c->fleet_probers = v;
+	} else if (strcmp(key, "FleetArpRate") == 0) {
+		if (parse_u32(value, 10, 1000000, &v) < 0)
+			return fail(err, line, key,
+				    "FleetArpRate '%s' is not a number from 10 to 1000000", value);
+		c->fleet_arp_rate = v;
+	} else
+		return fail(err, line, key, "unknown key '%s' in section [Fleet]", key);
+	return 0;
+}
+
 typedef int (*section_parser)(struct ibh_config *c, unsigned int line, const char *key, char *value,
 			      struct ibh_config_error *err);
 
@@ -386,7 +408,7 @@ static int parse_section(const char *name, section_parser *ret)
 		{ "Match", parse_match },	{ "Routing", parse_routing },
 		{ "Tables", parse_tables },	{ "Sysctl", parse_sysctl },
 		{ "Hooks", parse_hooks },	{ "IPoIB", parse_ipoib },
-		{ "Gateways", parse_gateways },
+		{ "Gateways", parse_gateways },	{ "Fleet", parse_fleet },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)

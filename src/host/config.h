@@ -52,6 +52,9 @@ struct ibh_config {
 	struct ibh_gateway_entry gateways[IBH_MAX_TABLES];
 	size_t n_gateways;
 	size_t n_gateways_earlier;
+	/* [Fleet]: step 2 of the fleet view (--check --fleet) */
+	uint32_t fleet_probers;	 /* FleetProbers=: hosts asking each address */
+	uint32_t fleet_arp_rate; /* FleetArpRate=: ARP requests per second per broadcast domain */
 };
 
 struct ibh_config_error {

@@ -121,6 +121,16 @@ static int linux_neigh_flush(struct ibh_kernel *k, int ifindex)
 	return netlink_neigh_flush(k->nl, ifindex);
 }
 
+static int linux_dump_neigh(struct ibh_kernel *k, struct ibh_neigh **ret, size_t *n_ret)
+{
+	return netlink_neigh_dump(k->nl, ret, n_ret);
+}
+
+static int linux_neigh_del(struct ibh_kernel *k, int ifindex, const struct ibh_ip *dst)
+{
+	return netlink_neigh_del(k->nl, ifindex, dst);
+}
+
 static int linux_route_get(struct ibh_kernel *k, const struct ibh_ip *dst, const struct ibh_ip *src,
 			   struct ibh_route *ret)
 {
@@ -145,6 +155,8 @@ const struct ibh_kernel_ops kernel_linux = {
 	.rule_add = linux_rule_add,
 	.rule_del = linux_rule_del,
 	.neigh_flush = linux_neigh_flush,
+	.dump_neigh = linux_dump_neigh,
+	.neigh_del = linux_neigh_del,
 	.rdma_ports = netlink_rdma_ports,
 	.sysctl_read = sysctl_read,
 	.sysctl_write = sysctl_write,

@@ -35,6 +35,15 @@ struct ibh_events {
 	struct ibh_main_index *main;
 };
 
+/* one entry of the neighbour table (the fleet view) */
+struct ibh_neigh {
+	int ifindex;
+	struct ibh_ip dst; /* a whole address */
+	uint8_t lladdr[32]; /* MAX_ADDR_LEN */
+	uint8_t lladdr_len; /* 0: none (incomplete, failed) */
+	uint16_t state;	    /* NUD_* */
+};
+
 struct ibh_monitor;
 struct ibh_cm_result;
 struct ibh_main_index;
@@ -78,6 +87,11 @@ struct ibh_kernel_ops {
 	int (*rule_del)(struct ibh_kernel *k, const struct ibh_rule *r);
 	/* 1 if some entry went, 0 if none; keeps permanent entries */
 	int (*neigh_flush)(struct ibh_kernel *k, int ifindex);
+
+	/* every neighbour entry, both families, permanent ones included */
+	int (*dump_neigh)(struct ibh_kernel *k, struct ibh_neigh **ret, size_t *n_ret);
+	/* the entry for dst on ifindex: 1 gone, 0 absent already */
+	int (*neigh_del)(struct ibh_kernel *k, int ifindex, const struct ibh_ip *dst);
 
 	/* every RDMA port; -EPROTONOSUPPORT without an RDMA subsystem */
 	int (*rdma_ports)(struct ibh_rdma_port **ret, size_t *n_ret);

@@ -843,6 +843,63 @@ cleanup:
 	return r;
 }
 
+/* every neighbour entry of both families, permanent ones included (the fleet view reads them) */
+static int parse_neigh_all(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[NDA_MAX + 1];
+	struct ndmsg *ndm = nlmsg_data(nlh);
+	struct ibh_neigh *e;
+
+	if (nlh->nlmsg_type != RTM_NEWNEIGH ||
+	    nlmsg_parse(nlh, sizeof(*ndm), tb, NDA_MAX, NULL) < 0 || !tb[NDA_DST] ||
+	    (ndm->ndm_family != AF_INET && ndm->ndm_family != AF_INET6) ||
+	    (ndm->ndm_flags & NTF_PROXY))
+		return 0;
+	e = vec_push(arg);
+	if (!e)
+		return -ENOMEM;
+	memset(e, 0, sizeof(*e));
+	e->ifindex = ndm->ndm_ifindex;
+	e->state = ndm->ndm_state;
+	attr_ip(&e->dst, ndm->ndm_family, 0, tb[NDA_DST]);
+	e->dst.len = (uint8_t)(ndm->ndm_family == AF_INET ? 32 : 128);
+	if (tb[NDA_LLADDR] && nla_len(tb[NDA_LLADDR]) <= (int)sizeof(e->lladdr)) {
+		e->lladdr_len = (uint8_t)nla_len(tb[NDA_LLADDR]);
+		memcpy(e->lladdr, nla_data(tb[NDA_LLADDR]), e->lladdr_len);
+	}
+	return 0;
+}
+
+static struct nl_msg *build_neigh_dump_all(const void *arg)
+{
+	struct ndmsg ndm = { .ndm_family = AF_UNSPEC };
+
+	(void)arg;
+	return new_msg(RTM_GETNEIGH, NLM_F_REQUEST | NLM_F_DUMP, &ndm, sizeof(ndm));
+}
+
+int netlink_neigh_dump(struct ibh_nl *n, struct ibh_neigh **ret, size_t *n_ret)
+{
+	struct vec v = { .size = sizeof(struct ibh_neigh) };
+
+	return vec_take(&v, dump(n, build_neigh_dump_all, NULL, parse_neigh_all, &v, &v), ret,
+			n_ret);
+}
+
+int netlink_neigh_del(struct ibh_nl *n, int ifindex, const struct ibh_ip *dst)
+{
+	struct ndmsg ndm = { .ndm_family = dst->family, .ndm_ifindex = ifindex };
+	struct nl_msg *msg = new_msg(RTM_DELNEIGH, NLM_F_REQUEST | NLM_F_ACK, &ndm, sizeof(ndm));
+	int r;
+
+	if (!msg || nla_put(msg, NDA_DST, dst->family == AF_INET ? 4 : 16, dst->a) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	r = transact(n, msg, NULL, NULL);
+	return r == -ENOENT || r == -ESRCH ? 0 : r < 0 ? r : 1;
+}
+
 /*
  * The watcher's monitor: one socket subscribed to link, address, rule and
  * route notifications. It only says which links to look at again; the

@@ -75,6 +75,10 @@ int netlink_rule_del(struct ibh_nl *n, const struct ibh_rule *r);
 int netlink_fib_match(struct ibh_nl *n, const struct ibh_ip *dst, int oif, struct ibh_route *ret);
 /* 1 if some entry went, 0 if none; keeps permanent entries like `ip neigh flush` */
 int netlink_neigh_flush(struct ibh_nl *n, int ifindex);
+/* every neighbour entry (both families, permanent ones too) */
+int netlink_neigh_dump(struct ibh_nl *n, struct ibh_neigh **ret, size_t *n_ret);
+/* 1: deleted, 0: absent already, < 0: -errno */
+int netlink_neigh_del(struct ibh_nl *n, int ifindex, const struct ibh_ip *dst);
 /* the route for traffic from src to dst, as `ip route get DST from SRC` says it */
 int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
 		      struct ibh_route *ret);
