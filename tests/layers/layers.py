@@ -32,6 +32,7 @@ LAYERS = [
     ("host", "a run", ["observe", "snapshot", "apply", "check"]),
     ("host", "orchestration", ["engine"]),
     ("host", "the watcher", ["watch"]),
+    ("fleet", "the fleet's choices", ["sample", "classes"]),
     ("fleet", "the join", ["fleet"]),
     ("fleet", "the matrix", ["matrix"]),
     ("fleet", "renderers", ["render-text", "render-json", "render-html"]),
