@@ -437,6 +437,8 @@ static int fleet_main(const struct cli *cli, int argc, char *argv[])
 		/* version 1, every pair (internal: the tests of a join that reads only it) */
 		if (format && strcmp(format, "1") == 0)
 			o.format = 1;
+		else if (format && strcmp(format, "2") == 0)
+			o.format = 2;
 		r = probe_run(cli->fleet, &o, cli->req.json, stdout, &at);
 		if (r == -ENOENT)
 			log_error("no host of '%s' has this host's ports, or no such file",
