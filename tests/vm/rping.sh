@@ -44,7 +44,10 @@
 # restores T(ib1)) and a reboot of the server (poweroff, then a cold boot;
 # the rxe devices come late again); --check after dpkg -i is all ok, with
 # RDMA CM on each port's own rxe device, and (bookworm) the fleet view's three
-# steps between the VMs find their 8 pairs ok (tests/vm/fleet.sh); after "rdma link delete rxe_ib1"
+# steps between the VMs find their 8 pairs ok (tests/vm/fleet.sh), and
+# (bookworm) rping into a port whose rule is deleted on the server connects
+# with rp_filter=0 and fails with rp_filter=1, arp_filter=1 or no route
+# through the port (tests/vm/reply.sh); after "rdma link delete rxe_ib1"
 # ib1 is no RDMA port: not managed (no --check line, its rule taken back)
 # and, with Name=ib*, not ok: --check says it has no RDMA port (and asks
 # RDMA CM anyway, as the host has RDMA ports);
@@ -543,6 +546,8 @@ printf '%s\n' "$out" | indent
 # the fleet view between the two VMs, which rping just found connecting (one
 # release: its cost is the step's)
 [ "$RELEASE" != bookworm ] || . "$here/fleet.sh"
+# the reply's route through another port, as RDMA CM's passive side takes it
+[ "$RELEASE" != bookworm ] || . "$here/reply.sh"
 
 reconnect 1 >"$work/reconnect1" 2>&1 &
 r1=$!
