@@ -131,3 +131,20 @@ cleanup:
 	free(pfx);
 	return r;
 }
+
+size_t classes_result_id(struct class_result **results, size_t *n, size_t *cap,
+			 const struct class_result *x)
+{
+	for (size_t i = 0; i < *n; i++) {
+		const struct class_result *y = &(*results)[i];
+
+		if (y->route == x->route && y->table == x->table && strcmp(y->dev, x->dev) == 0 &&
+		    y->bound == x->bound && y->via.family == x->via.family &&
+		    (!x->via.family || ip_same_address(&y->via, &x->via)))
+			return i;
+	}
+	if (array_grow(results, cap, *n, sizeof(**results), 8) < 0)
+		return SIZE_MAX;
+	(*results)[*n] = *x;
+	return (*n)++;
+}

@@ -8,9 +8,25 @@
  */
 #pragma once
 
+#include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ip.h"
+
+/* what a source's lookup to a peer gave: a class's key */
+struct class_result {
+	bool route;
+	char dev[IF_NAMESIZE];
+	uint32_t table;
+	struct ibh_ip via; /* family 0: none */
+	/*
+	 * the lookup from the source bound to its own port finds a route
+	 * through that port (ROUTE_BOUND_YES/NO), or the kernel cannot say
+	 */
+	enum { ROUTE_BOUND_UNKNOWN, ROUTE_BOUND_YES, ROUTE_BOUND_NO } bound;
+};
 
 struct class_item {
 	struct ibh_ip pfx; /* a prefix, or a whole address */
@@ -28,3 +44,9 @@ int classes_build(const struct ibh_ip *peers, const size_t *result, size_t n,
 /* the result the items say for addr: the most specific match, else rest */
 size_t classes_lookup(const struct class_item *items, size_t n, size_t rest,
 		      const struct ibh_ip *addr);
+/*
+ * x's index in results[0..*n) (results that differ in any field, bound
+ * included, have different indexes), appended if new; SIZE_MAX: no memory
+ */
+size_t classes_result_id(struct class_result **results, size_t *n, size_t *cap,
+			 const struct class_result *x);

@@ -457,13 +457,6 @@ cleanup:
 /* answers version 2 (SPEC 10.1): routes by class, the sampled probes, this host's neighbour entries */
 
 /* what the kernel said of the way from a source address to a peer */
-struct result {
-	bool route;
-	char dev[IF_NAMESIZE];
-	uint32_t table;
-	struct ibh_ip via; /* family 0: none */
-};
-
 /* one source address of this host and its peers: the fleet's addresses it asks about */
 struct source {
 	size_t port, addr;
@@ -482,7 +475,7 @@ struct run2 {
 	struct sample sample;
 	struct source *src;
 	size_t n_src;
-	struct result *results;
+	struct class_result *results;
 	size_t n_results, cap_results;
 	struct arp_probe *arp;
 	size_t n_arp;
@@ -494,6 +487,7 @@ struct run2 {
 	struct ibh_neigh *before;
 	size_t n_before;
 	bool *filtering; /* per sample host: a port sets arp_filter=1 */
+	bool no_bound;	 /* the kernel cannot look up bound to a port (no FIB_MATCH) */
 };
 
 static bool addr_usable(const struct fleet_addr *a)
@@ -635,22 +629,6 @@ static int plan_arp(struct run2 *w, unsigned int probers, unsigned int rate)
 	return 0;
 }
 
-static size_t result_id(struct run2 *w, const struct result *x)
-{
-	for (size_t i = 0; i < w->n_results; i++) {
-		const struct result *y = &w->results[i];
-
-		if (y->route == x->route && y->table == x->table && strcmp(y->dev, x->dev) == 0 &&
-		    y->via.family == x->via.family &&
-		    (!x->via.family || ip_same_address(&y->via, &x->via)))
-			return i;
-	}
-	if (array_grow(&w->results, &w->cap_results, w->n_results, sizeof(*w->results), 8) < 0)
-		return SIZE_MAX;
-	w->results[w->n_results] = *x;
-	return w->n_results++;
-}
-
 /* every source's route to every peer: the answers' classes; the ARP run goes on meanwhile */
 static int look_up(struct run2 *w, struct arp_run *arp)
 {
@@ -659,11 +637,15 @@ static int look_up(struct run2 *w, struct arp_run *arp)
 	for (size_t i = 0; i < w->n_src; i++) {
 		struct source *so = &w->src[i];
 		struct ibh_ip from = w->f.ports[so->port].addrs[so->addr].ip;
+		const struct ibh_link *l =
+			link_named(w->s.links, w->s.n_links, w->f.ports[so->port].ifname);
+		int oif = l ? l->ifindex : 0;
 
 		from.len = (uint8_t)ip_bits(from.family);
 		for (size_t k = 0; k < so->n_peers; k++) {
-			struct result x = {};
+			struct class_result x = {};
 			struct ibh_route rt;
+			int r;
 
 			if (kernel->route_get(w->s.k, &so->peers[k], &from, &rt) == 0) {
 				struct ibh_link via;
@@ -676,13 +658,36 @@ static int look_up(struct run2 *w, struct arp_run *arp)
 				    kernel->get_link_by_index(w->s.k, rt.oif, &via) == 0)
 					snprintf(x.dev, sizeof(x.dev), "%s", via.name);
 			}
-			so->result[k] = result_id(w, &x);
+			/*
+			 * The reply's route as RDMA CM's passive side takes it: bound to
+			 * the source's port. A route from the address through the port
+			 * itself is one the bound lookup finds too (one lookup per peer on
+			 * a healthy host); else the kernel is asked, bound (an IPv6
+			 * lookup given a source may answer another device's route). A
+			 * kernel that cannot say leaves it out, and is not asked again.
+			 */
+			if (x.route && l && strcmp(x.dev, l->name) == 0)
+				x.bound = ROUTE_BOUND_YES;
+			else if (oif > 0 && !w->no_bound && kernel->route_get_bound) {
+				r = kernel->route_get_bound(w->s.k, &so->peers[k], &from, oif, &rt);
+				if (r == 0)
+					x.bound = from.family == AF_INET || rt.oif == oif
+							  ? ROUTE_BOUND_YES
+							  : ROUTE_BOUND_NO;
+				else if (r == -ENOENT)
+					x.bound = ROUTE_BOUND_NO;
+				else if (r == -ENOMEM)
+					return r;
+				else
+					w->no_bound = true;
+			}
+			so->result[k] =
+				classes_result_id(&w->results, &w->n_results, &w->cap_results, &x);
 			if (so->result[k] == SIZE_MAX)
 				return -ENOMEM;
 			/* the requests go at their time while the lookups run */
 			if (arp && ++done % 64 == 0) {
-				int r = arp_step(arp, 0);
-
+				r = arp_step(arp, 0);
 				if (r < 0)
 					return r;
 			}
@@ -886,7 +891,7 @@ static void clean_neigh(struct run2 *w)
 	free(now);
 }
 
-static void print_result(FILE *out, const struct result *x, bool json)
+static void print_result(FILE *out, const struct class_result *x, bool json)
 {
 	char via[64];
 
@@ -898,19 +903,25 @@ static void print_result(FILE *out, const struct result *x, bool json)
 				x->via.family ? " via " : "",
 				x->via.family ? ip_to_string(&x->via, via, sizeof(via), false)
 					      : "");
+		if (x->bound == ROUTE_BOUND_NO)
+			fprintf(out, ", none through its own port");
 		return;
 	}
 	fprintf(out, ",\"route_dev\":");
-	if (!x->route) {
-		fprintf(out, "null,\"route_table\":null,\"route_via\":null}");
-		return;
+	if (!x->route)
+		fprintf(out, "null,\"route_table\":null,\"route_via\":null");
+	else {
+		report_json_string(out, x->dev);
+		fprintf(out, ",\"route_table\":%u,\"route_via\":", x->table);
+		if (x->via.family)
+			fprintf(out, "\"%s\"", ip_to_string(&x->via, via, sizeof(via), false));
+		else
+			fprintf(out, "null");
 	}
-	report_json_string(out, x->dev);
-	fprintf(out, ",\"route_table\":%u,\"route_via\":", x->table);
-	if (x->via.family)
-		fprintf(out, "\"%s\"}", ip_to_string(&x->via, via, sizeof(via), false));
-	else
-		fprintf(out, "null}");
+	/* answers version 2: absent where the kernel cannot say (no FIB_MATCH) */
+	if (x->bound != ROUTE_BOUND_UNKNOWN)
+		fprintf(out, ",\"route_bound\":%s", x->bound == ROUTE_BOUND_YES ? "true" : "false");
+	fprintf(out, "}");
 }
 
 /* a source's classes: one per result its peers got, the rest first */

@@ -137,6 +137,12 @@ static int linux_route_get(struct ibh_kernel *k, const struct ibh_ip *dst, const
 	return netlink_route_get(k->nl, dst, src, ret);
 }
 
+static int linux_route_get_bound(struct ibh_kernel *k, const struct ibh_ip *dst,
+				 const struct ibh_ip *src, int oif, struct ibh_route *ret)
+{
+	return netlink_route_get_bound(k->nl, dst, src, oif, ret);
+}
+
 const struct ibh_kernel_ops kernel_linux = {
 	.state_dir = RUNSTATEDIR "/ib-hook",
 	.open = linux_open,
@@ -164,6 +170,7 @@ const struct ibh_kernel_ops kernel_linux = {
 	.netdev_write = netdev_attr_write,
 	.netdev_exists = netdev_attr_exists,
 	.route_get = linux_route_get,
+	.route_get_bound = linux_route_get_bound,
 	.conf_read = sysctl_read_name,
 	.rdma_port_read = rdma_port_attr_read,
 	.cm_resolve = cm_resolve,

@@ -106,6 +106,13 @@ struct ibh_kernel_ops {
 	/* --check: the route from src to dst, rules included (`ip route get DST from SRC`) */
 	int (*route_get)(struct ibh_kernel *k, const struct ibh_ip *dst, const struct ibh_ip *src,
 			 struct ibh_route *ret);
+	/*
+	 * --check --fleet: the table entry the lookup from src to dst bound to
+	 * oif matches (`ip route get fibmatch DST from SRC oif DEV`); -ENOENT
+	 * none, another -errno (-EOPNOTSUPP: no FIB_MATCH) when the kernel cannot say
+	 */
+	int (*route_get_bound)(struct ibh_kernel *k, const struct ibh_ip *dst,
+			       const struct ibh_ip *src, int oif, struct ibh_route *ret);
 	/* net.ipv4.conf.IFNAME.NAME for a setting ib-hook does not set (arp_filter), or -errno */
 	int (*conf_read)(const char *ifname, const char *name);
 	/* /sys/class/infiniband/DEV/ports/PORT/ATTR ("state", "gids/3"): first line, or -errno */

@@ -735,6 +735,52 @@ int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct i
 	return 0;
 }
 
+static int parse_bound(struct nlmsghdr *nlh, void *arg)
+{
+	struct fib_match *m = arg;
+
+	if (nlh->nlmsg_type == RTM_NEWROUTE && nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) &&
+	    route_from_msg(nlh, &m->route) == 0) {
+		/* a route made for the lookup, not the table's: the kernel ignored FIB_MATCH (< 4.13) */
+		if (((const struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)
+			return -EOPNOTSUPP;
+		m->found = true;
+	}
+	return 0;
+}
+
+int netlink_route_get_bound(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
+			    int oif, struct ibh_route *ret)
+{
+	struct rtmsg rtm = {
+		.rtm_family = dst->family,
+		.rtm_dst_len = dst->family == AF_INET ? 32 : 128,
+		.rtm_src_len = dst->family == AF_INET ? 32 : 128,
+		/*
+		 * the table's entry: without FIB_MATCH an IPv4 lookup bound to a
+		 * device that no route goes through gets a link route made up for it
+		 */
+		.rtm_flags = RTM_F_FIB_MATCH | (dst->family == AF_INET ? RTM_F_LOOKUP_TABLE : 0),
+	};
+	struct fib_match m = {};
+	struct nl_msg *msg = new_msg(RTM_GETROUTE, NLM_F_REQUEST, &rtm, sizeof(rtm));
+	int r;
+
+	if (!msg || put_ip(msg, RTA_DST, dst) < 0 || put_ip(msg, RTA_SRC, src) < 0 ||
+	    nla_put_u32(msg, RTA_OIF, (uint32_t)oif) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	r = transact(n, msg, parse_bound, &m);
+	if (r == -ENETUNREACH || r == -EHOSTUNREACH || r == -ESRCH || r == -ENOENT ||
+	    r == -EACCES || (r == 0 && !m.found))
+		return -ENOENT;
+	if (r < 0)
+		return r;
+	*ret = m.route;
+	return 0;
+}
+
 int netlink_get_link_by_index(struct ibh_nl *n, int ifindex, struct ibh_link *ret)
 {
 	if (ifindex <= 0)

@@ -82,6 +82,15 @@ int netlink_neigh_del(struct ibh_nl *n, int ifindex, const struct ibh_ip *dst);
 /* the route for traffic from src to dst, as `ip route get DST from SRC` says it */
 int netlink_route_get(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
 		      struct ibh_route *ret);
+/*
+ * The table's entry (RTM_F_FIB_MATCH) that the lookup from src to dst
+ * bound to device oif matches, rules included: `ip route get fibmatch DST
+ * from SRC oif DEV`. IPv4 matches only routes through oif; IPv6, given a
+ * source, may answer a route through another device (the caller looks).
+ * -ENOENT: none; -EOPNOTSUPP: the kernel does not do FIB_MATCH.
+ */
+int netlink_route_get_bound(struct ibh_nl *n, const struct ibh_ip *dst, const struct ibh_ip *src,
+			    int oif, struct ibh_route *ret);
 
 /* rcvbuf: bytes, 0 for the default */
 int netlink_monitor_open(int rcvbuf, struct ibh_monitor **ret);

@@ -265,12 +265,53 @@ static void classes_healthy(void **state)
 	free(items);
 }
 
+/*
+ * The class key: lookups that differ only in route_bound are two classes,
+ * and the classes built on those keys still give every peer its own
+ */
+static void classes_bound_key(void **state)
+{
+	struct class_result *res = NULL, x = { .route = true, .dev = "ib1", .table = 254 };
+	struct ibh_ip peers[64], pfx = v4(0x0a0a0000u, 16);
+	size_t n_res = 0, cap = 0, result[64], n_items, rest;
+	struct class_item *items;
+
+	(void)state;
+	for (size_t i = 0; i < 64; i++) {
+		/* the same route from the source; bound to its port, found for some peers only */
+		x.bound = i % 5 == 0   ? ROUTE_BOUND_NO
+			  : i % 7 == 0 ? ROUTE_BOUND_UNKNOWN
+				       : ROUTE_BOUND_YES;
+		peers[i] = v4(0x0a0a0000u + (uint32_t)i + 1, 32);
+		result[i] = classes_result_id(&res, &n_res, &cap, &x);
+		assert_int_not_equal(result[i], SIZE_MAX);
+	}
+	assert_int_equal(n_res, 3);
+	assert_int_not_equal(result[5], result[1]);
+	assert_int_not_equal(result[7], result[1]);
+	assert_int_not_equal(result[5], result[7]);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(res[result[i]].bound, i % 5 == 0   ? ROUTE_BOUND_NO
+						       : i % 7 == 0 ? ROUTE_BOUND_UNKNOWN
+								    : ROUTE_BOUND_YES);
+	/* the same key again: the same class */
+	x.bound = ROUTE_BOUND_NO;
+	assert_int_equal(classes_result_id(&res, &n_res, &cap, &x), result[5]);
+	assert_int_equal(n_res, 3);
+	assert_int_equal(classes_build(peers, result, 64, &pfx, 1, &items, &n_items, &rest), 0);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(classes_lookup(items, n_items, rest, &peers[i]), result[i]);
+	free(items);
+	free(res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(choice_one_subnet),	 cmocka_unit_test(choice_rails),
 		cmocka_unit_test(choice_down_and_alone), cmocka_unit_test(plan_paced),
 		cmocka_unit_test(classes_exact),	 cmocka_unit_test(classes_healthy),
+		cmocka_unit_test(classes_bound_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
