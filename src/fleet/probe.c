@@ -1052,7 +1052,8 @@ static void print_v2(FILE *out, struct run2 *w, unsigned int probers, unsigned i
 			ip_to_string(&a->dst, d, sizeof(d), false));
 		for (size_t i = 0; i < a->n_answers; i++)
 			fprintf(out, "%s\"%s\"", i ? "," : "", a->answers[i]);
-		fprintf(out, "]}");
+		/* the requests it took: 2 where the first met silence and was retried */
+		fprintf(out, "],\"requests\":%u}", a->sent);
 		first = false;
 	}
 	fprintf(out, "],\"rdma_cm_probes\":[");
