@@ -320,3 +320,229 @@ bool json_get_bool(const struct json *o, const char *key, bool fallback)
 
 	return v && v->type == JSON_BOOL ? v->b : fallback;
 }
+
+void json_reader_init(struct json_reader *r, FILE *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->in = in;
+}
+
+void json_reader_free(struct json_reader *r)
+{
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+size_t json_reader_offset(const struct json_reader *r)
+{
+	return r->offset + r->at;
+}
+
+/* the byte i bytes after the next one not taken, reading more as needed: -1 at the end, -2 on ENOMEM */
+static int reader_fill(struct json_reader *r, size_t i)
+{
+	while (r->at + i >= r->len) {
+		size_t got;
+
+		if (r->at > 0 && r->at >= r->len / 2) {
+			memmove(r->buf, r->buf + r->at, r->len - r->at);
+			r->offset += r->at;
+			r->len -= r->at;
+			r->at = 0;
+			r->buf[r->len] = '\0';
+		}
+		if (r->len + 65536 > r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 1 << 17;
+			char *grown = realloc(r->buf, cap);
+
+			if (!grown)
+				return -2;
+			r->buf = grown;
+			r->cap = cap;
+		}
+		got = fread(r->buf + r->len, 1, r->cap - r->len - 1, r->in);
+		if (got == 0)
+			return -1;
+		r->len += got;
+		/* json_parse reads up to a NUL: the end of what was read */
+		r->buf[r->len] = '\0';
+	}
+	return (unsigned char)r->buf[r->at + i];
+}
+
+static inline int reader_byte(struct json_reader *r, size_t i)
+{
+	return r->at + i < r->len ? (unsigned char)r->buf[r->at + i] : reader_fill(r, i);
+}
+
+/* the next byte that is not blank, not taken: -1 at the end */
+static int reader_peek(struct json_reader *r)
+{
+	for (;;) {
+		int c = reader_byte(r, 0);
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return c;
+		r->at++;
+	}
+}
+
+/* c, after blanks, taken */
+static int reader_take(struct json_reader *r, char c)
+{
+	if (reader_peek(r) != (unsigned char)c)
+		return -EINVAL;
+	r->at++;
+	return 0;
+}
+
+/* how many bytes the next value has (after blanks): -EINVAL, -ENODATA at the end */
+static long reader_extent(struct json_reader *r)
+{
+	size_t n = 0, depth = 0;
+	int c = reader_peek(r);
+
+	if (c == -1)
+		return -ENODATA;
+	if (c == -2)
+		return -ENOMEM;
+	for (;;) {
+		c = reader_byte(r, n);
+		if (c == -2)
+			return -ENOMEM;
+		if (c == -1 || c == 0) {
+			/* a number at the very end of the stream ends there */
+			return c == -1 && depth == 0 && n > 0 ? (long)n : -EINVAL;
+		}
+		if (c == '"') {
+			for (n++;; n++) {
+				c = reader_byte(r, n);
+				if (c < 0 || c == 0)
+					return c == -2 ? -ENOMEM : -EINVAL;
+				if (c == '\\')
+					n++;
+				else if (c == '"')
+					break;
+			}
+			n++;
+		} else if (c == '{' || c == '[') {
+			depth++;
+			n++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return n ? (long)n : -EINVAL;
+			depth--;
+			n++;
+		} else if (depth == 0 &&
+			   (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+			return n ? (long)n : -EINVAL;
+		} else
+			n++;
+		if (depth == 0 && (c == '"' || c == '}' || c == ']'))
+			return (long)n;
+	}
+}
+
+static int reader_comma(struct json_reader *r)
+{
+	if (r->fresh) {
+		r->fresh = false;
+		return 0;
+	}
+	return reader_take(r, ',');
+}
+
+int json_reader_object(struct json_reader *r)
+{
+	int c = reader_peek(r);
+
+	if (c == -1)
+		return -ENODATA;
+	if (c != '{')
+		return c == -2 ? -ENOMEM : -EINVAL;
+	r->at++;
+	r->fresh = true;
+	return 0;
+}
+
+int json_reader_array(struct json_reader *r)
+{
+	if (reader_take(r, '[') < 0)
+		return -EINVAL;
+	r->fresh = true;
+	return 0;
+}
+
+int json_reader_item(struct json_reader *r)
+{
+	if (reader_peek(r) == ']') {
+		r->at++;
+		r->fresh = false;
+		return 0;
+	}
+	return reader_comma(r) < 0 ? -EINVAL : 1;
+}
+
+/*
+ * Parsed in place, from the buffer: with at least want bytes read ahead
+ * (or the end of the stream), and again with twice as many when the value
+ * runs into the end of what was read
+ */
+int json_reader_value(struct json_reader *r, struct json **ret)
+{
+	for (size_t want = 1 << 16;; want *= 2) {
+		int c = reader_byte(r, want - 1), k;
+		size_t at = 0, avail;
+		const char *end;
+
+		if (c == -2)
+			return -ENOMEM;
+		if (!r->buf)
+			return -ENODATA;
+		avail = r->len - r->at;
+		k = json_parse(r->buf + r->at, &end, &at, ret);
+		if (k == 0 && (c == -1 || (size_t)(end - (r->buf + r->at)) < avail)) {
+			r->at = (size_t)(end - r->buf);
+			r->fresh = false;
+			return 0;
+		}
+		if (k == 0)
+			json_free(*ret);
+		else if (c == -1 || (k == -EINVAL && at < avail) || k == -ENOMEM)
+			return k;
+		else if (k == -ENODATA && c == -1)
+			return k;
+	}
+}
+
+int json_reader_skip(struct json_reader *r)
+{
+	long n = reader_extent(r);
+
+	if (n < 0)
+		return (int)n;
+	r->at += (size_t)n;
+	r->fresh = false;
+	return 0;
+}
+
+int json_reader_key(struct json_reader *r, char *key, size_t size)
+{
+	struct json *k;
+	int c = reader_peek(r);
+
+	if (c == '}') {
+		r->at++;
+		r->fresh = false;
+		return 0;
+	}
+	if (reader_comma(r) < 0 || reader_peek(r) != '"' || json_reader_value(r, &k) < 0)
+		return -EINVAL;
+	c = k->type == JSON_STRING && strlen(k->s) < size;
+	if (c)
+		memcpy(key, k->s, strlen(k->s) + 1);
+	json_free(k);
+	if (!c || reader_take(r, ':') < 0)
+		return -EINVAL;
+	return 1;
+}

@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct fleet;
@@ -15,5 +16,16 @@ enum fleet_format {
 	FLEET_HTML,
 };
 
+/* what to print beyond the summary and the causes */
+struct fleet_options {
+	/* every pair (JSON), every failing pair (text, page): not capped to one screen */
+	bool all_pairs;
+	/* the page of this host's ports, not the fleet's (--host NAME) */
+	const char *host;
+};
+
 /* the matrix in format: 0 when no pair is not ok, 1 when one is, -ENOMEM */
 int fleet_print(const struct fleet *f, enum fleet_format format, FILE *out);
+/* the same, with options; -ENOENT: no such host */
+int fleet_print_with(const struct fleet *f, enum fleet_format format, const struct fleet_options *o,
+		     FILE *out);
