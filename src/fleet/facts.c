@@ -328,6 +328,9 @@ int facts_build(struct fleet *f)
 		a->id = (uint32_t)id++;
 	}
 	x->n_ids = id;
+	for (size_t i = 0; i < f->n_ports; i++)
+		if (intern(f, f->ports[i].hwaddr, &f->ports[i].hw_id) < 0)
+			return -ENOMEM;
 	for (size_t i = 1; i < f->n_indexed; i++) {
 		const struct fleet_port *p = f->by_hwaddr[i - 1], *q = f->by_hwaddr[i];
 
@@ -516,6 +519,17 @@ static int route_of(const struct json *o, struct fleet_class *c, size_t hint)
 	return 0;
 }
 
+/* the port of port's host that route c leaves through, or SIZE_MAX */
+static size_t dev_port(const struct fleet *f, size_t port, const struct fleet_class *c)
+{
+	const struct fleet_port *p = &f->ports[port];
+
+	for (size_t i = p->host_first; c->route && i < p->host_first + p->host_n; i++)
+		if (strcmp(f->ports[i].ifname, c->route_dev) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
 static bool route_same(const struct fleet_class *a, const struct fleet_class *b)
 {
 	return a->route == b->route && strcmp(a->route_dev, b->route_dev) == 0 &&
@@ -600,6 +614,7 @@ static int add_v1(struct fleet *f, struct answer *d, const struct json *o)
 		r = add_arp(f, port, k, to, id, &arp, true);
 	if (r < 0)
 		return r;
+	c.dev_port = dev_port(f, port, &c);
 	a = &f->ports[port].addrs[k];
 	a->v1 = true;
 	for (i = 0; i < a->n_classes && !route_same(&a->classes[i], &c); i++)
@@ -756,6 +771,7 @@ static int add_source(struct fleet *f, struct answer *d, const struct json *o)
 		    (peers->type == JSON_STRING && strcmp(peers->s, "rest") != 0) ||
 		    (peers->type != JSON_STRING && peers->type != JSON_ARRAY))
 			return -EINVAL;
+		cl.dev_port = dev_port(f, port, &cl);
 		for (size_t m = 0; m < n; m++) {
 			if (peers->type == JSON_ARRAY) {
 				const struct json *e = peers->items[m];

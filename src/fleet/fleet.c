@@ -437,6 +437,8 @@ static int port_by_hwaddr(const struct fleet *f, const char *hw, size_t *ret)
 	return 0;
 }
 
+#define PAIRS_MAX 16
+
 /* one pair of addresses, as the facts say (facts.h): what a version-1 probe said of it */
 struct pair {
 	size_t from, to, ka, kb;
@@ -446,6 +448,7 @@ struct pair {
 	bool derived;
 	const struct fleet_cm_value *cm; /* NULL: not asked */
 	const struct fleet_exact *exact;
+	bool talks; /* can_talk */
 };
 
 static bool routed(const struct pair *p)
@@ -470,7 +473,7 @@ static enum fleet_cause route_fault(const struct fleet *f, const struct pair *p,
 {
 	const struct fleet_port *port = &f->ports[at];
 
-	if (routed(p) && strcmp(p->route->route_dev, port->ifname) == 0)
+	if (routed(p) && p->route->dev_port == at)
 		return FLEET_OK;
 	if (!port->host_routed)
 		return FLEET_NOT_APPLIED;
@@ -515,9 +518,12 @@ static bool judge_answers(const struct fleet *f, const struct pair *p, struct fl
 	char d[64];
 
 	for (size_t i = 0; i < p->arp->n; i++) {
-		const char *hw = facts_string(f, p->arp->answers[i]);
+		const char *hw;
 		size_t at;
 
+		if (p->arp->answers[i] == to->hw_id)
+			continue;
+		hw = facts_string(f, p->arp->answers[i]);
 		if (strcasecmp(hw, to->hwaddr) == 0)
 			continue;
 		ipstr(p->dst, d);
@@ -737,14 +743,13 @@ static void stale_because(const struct fleet_port *p, size_t i, struct fleet_cel
 
 bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
 {
-	struct ibh_ip x = *addr, pa, px;
+	size_t bytes = a->len / 8;
+	unsigned int bits = a->len % 8;
 
-	if (a->family != addr->family)
+	/* the bytes the prefix covers whole, then the bits of the next (the join's hot path) */
+	if (a->family != addr->family || memcmp(a->a, addr->a, bytes) != 0)
 		return false;
-	x.len = a->len;
-	ip_prefix(&pa, a);
-	ip_prefix(&px, &x);
-	return ip_equal(&pa, &px);
+	return !bits || ((a->a[bytes] ^ addr->a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
 }
 
 /*
@@ -831,7 +836,8 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	bool local = a->host_index == b->host_index, any4 = false, any6 = false;
 	size_t na = a->n_addrs, nb = b->n_addrs, n = 0;
-	struct pair p, back;
+	/* the pairs of addresses, found once (up to PAIRS_MAX; more are found again) */
+	struct pair p, back, pairs[PAIRS_MAX];
 
 	ret->cause = FLEET_OK;
 	ret->at = from;
@@ -847,8 +853,11 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 	for (size_t x = 0; x < na; x++)
 		for (size_t y = 0; y < nb; y++)
 			if (pair_of(f, from, x, to, y, local, &p)) {
+				p.talks = local || can_talk(f, &p);
+				if (n < PAIRS_MAX)
+					pairs[n] = p;
 				n++;
-				if (local || can_talk(f, &p))
+				if (p.talks)
 					*(p.src->family == AF_INET ? &any4 : &any6) = true;
 			}
 	if (local && a->reported && !n) {
@@ -862,9 +871,15 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 	port_down(b, to, ret);
 	hwaddr_because(f, from, ret);
 	hwaddr_because(f, to, ret);
-	for (size_t x = 0; x < na; x++)
+	for (size_t x = 0, i = 0; x < na && n; x++)
 		for (size_t y = 0; y < nb; y++) {
-			if (!pair_of(f, from, x, to, y, local, &p))
+			if (n <= PAIRS_MAX) {
+				if (i == n || pairs[i].ka != x || pairs[i].kb != y)
+					continue;
+				p = pairs[i++];
+			} else if (pair_of(f, from, x, to, y, local, &p))
+				p.talks = local || can_talk(f, &p);
+			else
 				continue;
 			if (p.arp && p.arp->probed)
 				ret->arp = p.derived && ret->arp != 1 ? 2 : 1;

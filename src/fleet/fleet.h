@@ -62,7 +62,8 @@ struct fleet_class {
 	char route_dev[IF_NAMESIZE];
 	uint32_t route_table;
 	struct ibh_ip route_via;
-	size_t count; /* version 1: how many peers the host's answer sent this way */
+	size_t count;	 /* version 1: how many peers the host's answer sent this way */
+	size_t dev_port; /* the port route_dev names on the host, or SIZE_MAX */
 };
 
 /* what RDMA CM answered for a pair (strings interned: fleet.strings) */
@@ -106,8 +107,9 @@ struct fleet_port {
 	bool host_routed;
 	/* its host's answers (step 2) were read */
 	bool reported;
-	/* another port with this hardware address, +1 (0: none) */
+	/* another port with this hardware address, +1 (0: none); the address interned (facts.c) */
 	size_t hw_conflict;
+	uint32_t hw_id;
 	/* the host's neighbour entries of fleet addresses that name a wrong port (answer v2) */
 	struct fleet_neigh *neigh;
 	size_t n_neigh;
