@@ -20,6 +20,7 @@ no-answer (nothing answers ARP for its address), address-conflict H:P:K:Q
 (port Q of K lists P of H's address), hwaddr-conflict H:P:K:Q (Q of K has
 P of H's hardware address), neigh-stale H:P:K:Q (version 2: H's neighbour
 table holds Q of K's address on P with another port's hardware address).
+--rack N: the inventory names each host's rack ("group"), N hosts each.
 """
 import argparse
 import os
@@ -35,8 +36,8 @@ def hw(h, p):
 
 
 class Fleet:
-    def __init__(self, hosts, ports, faults):
-        self.H, self.P = hosts, ports
+    def __init__(self, hosts, ports, faults, rack=0):
+        self.H, self.P, self.rack = hosts, ports, rack
         self.f = {}
         for spec in faults:
             w = spec.split(":")
@@ -96,7 +97,8 @@ class Fleet:
                     '"accept_local":0,"local_delivery":false,"rdma":null}'
                     % (p, "false" if x in self.down else "true", self.hw[x], self.addr[x],
                        "false" if x in self.norule else "true", 0 if x in self.flux else 1))
-            out.write('{"version":1,"host":"n%d","ports":[%s]}\n' % (h, ",".join(ps)))
+            group = ',"group":"rack%d"' % ((h - 1) // self.rack + 1) if self.rack else ""
+            out.write('{"version":1,"host":"n%d"%s,"ports":[%s]}\n' % (h, group, ",".join(ps)))
 
     def v1(self, out):
         for h in range(1, self.H + 1):
@@ -200,8 +202,9 @@ def main():
     ap.add_argument("--fault", action="append", default=[])
     ap.add_argument("--out", required=True)
     ap.add_argument("--expect")
+    ap.add_argument("--rack", type=int, default=0, help="hosts per rack: the inventory's group")
     a = ap.parse_args()
-    f = Fleet(a.hosts, a.ports, a.fault)
+    f = Fleet(a.hosts, a.ports, a.fault, a.rack)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "inventory.json"), "w") as out:
         f.inventory(out)

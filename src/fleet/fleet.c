@@ -280,7 +280,7 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 int fleet_add_inventory(struct fleet *f, const struct json *doc)
 {
 	const char *host = json_get_string(doc, "host");
-	const struct json *ports = json_get(doc, "ports");
+	const struct json *ports = json_get(doc, "ports"), *group;
 	int r;
 
 	if (!host || !*host || strlen(host) >= FLEET_NAME_MAX || !ports ||
@@ -288,6 +288,9 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc)
 		return -EINVAL;
 	if (host_known(f, host))
 		return -EEXIST;
+	group = json_get(doc, "group");
+	if (group && (group->type != JSON_STRING || strlen(group->s) >= sizeof(f->ports->group)))
+		return -EINVAL;
 	if (ports->n_items == 0) {
 		/* a host with no port is one whose pairs nobody sees: the join says so */
 		r = array_grow(&f->portless, &f->cap_portless, f->n_portless, sizeof(*f->portless),
@@ -305,6 +308,8 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc)
 			free(f->ports[f->n_ports].addrs);
 			return r;
 		}
+		if (group)
+			copy(f->ports[f->n_ports].group, sizeof(f->ports->group), group->s);
 		f->n_ports++;
 	}
 	return 0;

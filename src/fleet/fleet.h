@@ -115,6 +115,8 @@ struct fleet_port {
 	size_t n_neigh;
 	/* the host of the port: its number, by the order of the ports */
 	size_t host_index;
+	/* its host's rack or group, as the inventory says ("group"; optional): the page folds by it */
+	char group[64];
 };
 
 enum fleet_cm {

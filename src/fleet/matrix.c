@@ -82,10 +82,26 @@ static int matrix_blocks(const struct fleet *f, struct fleet_matrix *m)
 	for (size_t i = 0; i < f->n_ports; i += f->ports[i].host_n)
 		m->host_port[h++] = i;
 	m->folded = f->n_hosts > FOLD_HOSTS;
+	for (h = 0; m->folded && h < f->n_hosts && !m->by_rack; h++)
+		m->by_rack = *f->ports[m->host_port[h]].group != '\0';
 	for (h = 0; h < f->n_hosts; h++) {
 		const char *name = f->ports[m->host_port[h]].host;
+		const char *group = f->ports[m->host_port[h]].group;
 		bool start = h == 0 || !m->folded;
+		size_t b = n;
 
+		if (m->by_rack) {
+			/* a block per rack or group the inventory names, in the order they come */
+			for (b = 0; b < n; b++)
+				if (strcmp(f->ports[m->host_port[m->block_first[b]]].group,
+					   group) == 0)
+					break;
+			if (b == n)
+				m->block_first[n++] = h;
+			m->block_of_host[h] = b;
+			m->block_last[b] = h;
+			continue;
+		}
 		if (!start) {
 			const char *prev = f->ports[m->host_port[h - 1]].host;
 

@@ -40,6 +40,8 @@ struct fleet_matrix {
 	uint32_t *counts;  /* [from block][to block][cause] */
 	size_t *host_port; /* each host's first port */
 	bool folded;
+	/* folded by the racks or groups the inventory names (block_first: a host of each) */
+	bool by_rack;
 };
 
 /* the causes of failing cells, once each (cause and port), most pairs first */

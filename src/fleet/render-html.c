@@ -102,6 +102,10 @@ static void port_matrix(const struct fleet *f, const size_t *ports, size_t n, FI
 /* a block's name: its host, or its first and last host */
 static void block_name(const struct fleet *f, const struct fleet_matrix *m, size_t b, FILE *out)
 {
+	if (m->by_rack) {
+		matrix_html_text(out, f->ports[m->host_port[m->block_first[b]]].group);
+		return;
+	}
 	matrix_html_text(out, f->ports[m->host_port[m->block_first[b]]].host);
 	if (m->block_last[b] != m->block_first[b]) {
 		fprintf(out, "&ndash;");
@@ -142,7 +146,10 @@ static void block_matrix(const struct fleet *f, const struct fleet_matrix *m, FI
 		"their port pairs, coloured by its worst verdict, with the count of failing "
 		"pairs; hover over it for the counts. A host's own port matrix: "
 		"<code>--join --html --host NAME</code>.</p>\n",
-		m->folded ? "hosts (folded by name)" : "host", m->folded ? "hosts" : "host");
+		!m->folded   ? "host"
+		: m->by_rack ? "hosts (folded by the inventory's group)"
+			     : "hosts (folded by name)",
+		m->folded ? "hosts" : "host");
 	fprintf(out, "<table class=\"b\">\n<tr><th></th>");
 	for (size_t b = 0; b < m->n_blocks; b++) {
 		fprintf(out, "<th class=\"v\"><div>");
@@ -227,7 +234,8 @@ void render_html(const struct fleet *f, const struct fleet_matrix *m, const stru
 	fprintf(out,
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<title>ib-hook: fleet view</title>\n<style>\n"
-		"body{font-family:sans-serif;margin:1em}table.m{border-collapse:collapse}"
+		"body{font-family:sans-serif;margin:1em}h1{font-size:20px}table.m{border-collapse:"
+		"collapse}"
 		"table.m th{font-size:11px;font-weight:normal;padding:1px 3px}"
 		"table.m th.h{font-weight:bold;border:1px solid #888}"
 		"td.cell,td.self{width:14px;height:14px;border:1px solid #fff;padding:0}"

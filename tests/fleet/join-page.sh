@@ -6,7 +6,8 @@
 # blocks, coloured by its worst verdict, with the count of failing pairs);
 # headless Chromium renders it within its timeout, its DOM holds every block
 # and the fault's colours, and its screenshot is not blank (the colours of
-# its pixels counted). 128 x 8 (a cell per host pair) stays under 5 MB.
+# its pixels counted). 128 x 8 (a cell per host pair) stays under 5 MB; 300
+# hosts whose inventory names their racks are folded by rack.
 # Skips without chromium, and says so (CI installs it).
 # IB_HOOK_FLEET_SCREENSHOT=FILE keeps the screenshot (doc/fleet-1024.png).
 . "$(dirname "$0")/../lib.sh"
@@ -30,6 +31,12 @@ size=$(stat -c %s "$T_DIR/page.html")
 echo "# the page of 1,024 x 8: $size bytes"
 check "the page of 1,024 x 8: hosts folded into 64 blocks by name, under 1 MB" \
 	test "$(grep -o '<td class="[a-z-]*" title=' "$T_DIR/page.html" | wc -l)" = 4096 -a "$size" -lt 1000000
+
+python3 "$src/bench/join_docs.py" --hosts 300 --ports 2 --rack 40 --fault no-rule:45:1 --out "$T_DIR/racks"
+"$IB_HOOK" --join --fleet "$T_DIR/racks/inventory.json" --html "$T_DIR/racks/answers.json" >"$T_DIR/racks.html"
+check "300 hosts in racks of 40 the inventory names: folded by rack (8 x 8 blocks), rack2 -> rack1 no-rule" \
+	test "$(grep -o '<td class="[a-z-]*" title=' "$T_DIR/racks.html" | wc -l)" = 64 -a \
+	"$(grep -c '<td class="no-rule" title="rack2 -&gt; rack1: ' "$T_DIR/racks.html")" = 1
 
 chrome() {
 	timeout $((120 * T_SCALE)) "$browser" --headless --no-sandbox --disable-gpu --no-first-run \
