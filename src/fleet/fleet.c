@@ -453,7 +453,8 @@ struct pair {
 	bool derived;
 	const struct fleet_cm_value *cm; /* NULL: not asked */
 	const struct fleet_exact *exact;
-	bool talks; /* can_talk */
+	bool onlink; /* dst is in the source address's prefix */
+	bool talks;  /* can_talk */
 };
 
 static bool routed(const struct pair *p)
@@ -752,8 +753,11 @@ bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
 	unsigned int bits = a->len % 8;
 
 	/* the bytes the prefix covers whole, then the bits of the next (the join's hot path) */
-	if (a->family != addr->family || memcmp(a->a, addr->a, bytes) != 0)
+	if (a->family != addr->family)
 		return false;
+	for (size_t i = 0; i < bytes; i++)
+		if (a->a[i] != addr->a[i])
+			return false;
 	return !bits || ((a->a[bytes] ^ addr->a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
 }
 
@@ -769,8 +773,8 @@ static bool can_talk(const struct fleet *f, const struct pair *p)
 {
 	const struct ibh_ip *a = &f->ports[p->from].addrs[p->ka].ip;
 
-	return fleet_in_prefix(a, p->dst) || (routed(p) && p->route->route_via.family &&
-					      fleet_in_prefix(a, &p->route->route_via));
+	return p->onlink || (routed(p) && p->route->route_via.family &&
+			     fleet_in_prefix(a, &p->route->route_via));
 }
 
 /*
@@ -785,13 +789,16 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 
 	if (x->ip.family != y->ip.family || x->stale || y->stale || !a->reported)
 		return false;
-	*p = (struct pair){
-		.from = from, .to = to, .ka = ka, .kb = kb, .src = &x->ip, .dst = &y->ip
-	};
+	*p = (struct pair){ .from = from,
+			    .to = to,
+			    .ka = ka,
+			    .kb = kb,
+			    .src = &x->ip,
+			    .dst = &y->ip,
+			    .onlink = fleet_in_prefix(&x->ip, &y->ip) };
 	p->exact = facts_exact(f, from, ka, y->id);
 	/* a pair of one host's ports: its host's answer holds its probe (IPv4, one prefix) */
-	if (local && (!p->exact || !p->exact->has_arp || x->ip.family != AF_INET ||
-		      !fleet_in_prefix(&x->ip, &y->ip)))
+	if (local && (!p->exact || !p->exact->has_arp || x->ip.family != AF_INET || !p->onlink))
 		return false;
 	if (!local) {
 		p->route = facts_class(x, &y->ip);
@@ -803,7 +810,7 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 	else if (!local)
 		p->arp = facts_arp(f, from, ka, y->id, &p->derived);
 	/* a version-2 source that did not ask: judged by the segment's probe only where it would have */
-	if (p->derived && (!p->arp || !fleet_in_prefix(&x->ip, &y->ip)))
+	if (p->derived && (!p->arp || !p->onlink))
 		p->arp = NULL;
 	if (p->exact && p->exact->has_cm)
 		p->cm = &p->exact->cm;
@@ -856,15 +863,16 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 	}
 	/* each family on its own: an IPv4 pair that talks says nothing of IPv6's route */
 	for (size_t x = 0; x < na; x++)
-		for (size_t y = 0; y < nb; y++)
-			if (pair_of(f, from, x, to, y, local, &p)) {
-				p.talks = local || can_talk(f, &p);
-				if (n < PAIRS_MAX)
-					pairs[n] = p;
+		for (size_t y = 0; y < nb; y++) {
+			struct pair *q = n < PAIRS_MAX ? &pairs[n] : &p;
+
+			if (pair_of(f, from, x, to, y, local, q)) {
+				q->talks = local || can_talk(f, q);
 				n++;
-				if (p.talks)
-					*(p.src->family == AF_INET ? &any4 : &any6) = true;
+				if (q->talks)
+					*(q->src->family == AF_INET ? &any4 : &any6) = true;
 			}
+		}
 	if (local && a->reported && !n) {
 		because(ret, FLEET_LOCAL, from,
 			"both ports on %s, no IPv4 address of one prefix: not judged", a->host);
@@ -878,24 +886,26 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 	hwaddr_because(f, to, ret);
 	for (size_t x = 0, i = 0; x < na && n; x++)
 		for (size_t y = 0; y < nb; y++) {
+			const struct pair *q = &p;
+
 			if (n <= PAIRS_MAX) {
 				if (i == n || pairs[i].ka != x || pairs[i].kb != y)
 					continue;
-				p = pairs[i++];
+				q = &pairs[i++];
 			} else if (pair_of(f, from, x, to, y, local, &p))
 				p.talks = local || can_talk(f, &p);
 			else
 				continue;
-			if (p.arp && p.arp->probed)
-				ret->arp = p.derived && ret->arp != 1 ? 2 : 1;
+			if (q->arp && q->arp->probed)
+				ret->arp = q->derived && ret->arp != 1 ? 2 : 1;
 			if (ret->cause != FLEET_OK)
 				continue;
-			if (!local && (p.src->family == AF_INET ? any4 : any6) && !can_talk(f, &p))
+			if (!local && (q->src->family == AF_INET ? any4 : any6) && !q->talks)
 				continue;
 			if (local)
-				judge_local(f, &p, ret);
+				judge_local(f, q, ret);
 			else
-				judge_probe(f, &p, back_of(f, &p, &back) ? &back : NULL, ret);
+				judge_probe(f, q, back_of(f, q, &back) ? &back : NULL, ret);
 		}
 	if (!n)
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
