@@ -448,6 +448,9 @@ static int add_arp(struct fleet *f, size_t port, size_t k, size_t to, uint32_t i
 	struct fleet_seg *s = NULL;
 	int r;
 
+	/* no probe (IPv6, a peer off the link): nothing to keep, the pair's route judges it */
+	if (!local && a->ip.family != AF_INET && !arp->probed)
+		return 0;
 	if (!local && a->ip.family == AF_INET) {
 		r = seg_get(f, id, &a->ip, &s);
 		if (r < 0)
@@ -1098,4 +1101,63 @@ int fleet_read_inventory(struct fleet *f, FILE *in, size_t *ret_error)
 	}
 	json_reader_free(&rd);
 	return r;
+}
+
+/* the port is up, holds its one address, shares neither it nor its hardware address */
+static bool fast_port(const struct fleet_port *p)
+{
+	const struct fleet_addr *a = &p->addrs[0];
+
+	return p->n_addrs == 1 && !a->stale && !a->conflict && p->up && !p->hw_conflict &&
+	       !p->roce && (!p->rdma || strcmp(p->rdma_state, "ACTIVE") == 0);
+}
+
+/* a's routes: one class, the rest, with a route through port i */
+static bool fast_routes(const struct fleet_addr *a, size_t i)
+{
+	return a->n_classes == 1 && a->classes[0].peers.len == 0 && a->classes[0].route &&
+	       a->classes[0].dev_port == i;
+}
+
+void facts_fast_src(const struct fleet *f, size_t i, struct fleet_fast *ret)
+{
+	const struct fleet_port *p = &f->ports[i];
+	const struct fleet_addr *a = &p->addrs[0];
+
+	memset(ret, 0, sizeof(*ret));
+	ret->host = (uint32_t)p->host_index;
+	if (!f->facts || !fast_port(p) || !p->reported || p->n_neigh || a->n_exact_from ||
+	    !fast_routes(a, i) || (a->v1 && a->n_cms && a->cms[0].cm != FLEET_CM_NOT_ASKED))
+		return;
+	ret->simple = true;
+	ret->ip = a->ip;
+	ret->v1 = a->v1;
+}
+
+static uint8_t fast_arp(const struct fleet_port *p, const struct fleet_arp *arp)
+{
+	if (!arp->probed)
+		return FAST_ARP_NOT_SENT;
+	return arp->n == 1 && arp->answers[0] == p->hw_id ? FAST_ARP_OK : FAST_ARP_OTHER;
+}
+
+void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret)
+{
+	const struct fleet_port *p = &f->ports[j];
+	const struct fleet_addr *a = &p->addrs[0];
+	const struct fleet_dst *d;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->host = (uint32_t)p->host_index;
+	if (!f->facts || !fast_port(p) || (p->reported && !fast_routes(a, j)))
+		return;
+	d = &f->facts->dsts[a->id];
+	ret->simple = true;
+	ret->ip = a->ip;
+	ret->segs = d->n > 1 ? 2 : (uint8_t)d->n;
+	if (d->n != 1)
+		return;
+	ret->seg = d->segs[0].segment;
+	ret->v1_arp = d->segs[0].has_v1 ? fast_arp(p, &d->segs[0].v1) : FAST_ARP_NONE;
+	ret->probe_arp = d->segs[0].has_probe ? fast_arp(p, &d->segs[0].probe) : FAST_ARP_NONE;
 }

@@ -43,3 +43,31 @@ const struct fleet_arp *facts_arp(const struct fleet *f, size_t port, size_t k, 
 /* the route class from (port, address k) to dst, or NULL when its host said none */
 const struct fleet_class *facts_class(const struct fleet_addr *a, const struct ibh_ip *dst);
 /* pairs whose ARP was judged by their own probe, by another's */
+
+/*
+ * The join's fast path (issue 39): what most pairs of a healthy fleet need,
+ * per port, compact (the judge's full path touches each destination port's
+ * facts in several places: at 4,096 x 8 the sweep no longer fits a cache)
+ */
+enum fleet_fast_arp {
+	FAST_ARP_NONE,	   /* no probe judges the pair */
+	FAST_ARP_OK,	   /* probed, answered by the destination port alone */
+	FAST_ARP_NOT_SENT, /* version 1: the pair's own record has no probe */
+	FAST_ARP_OTHER,	   /* anything else: the full path */
+};
+
+struct fleet_fast {
+	struct ibh_ip ip;  /* its one address */
+	struct ibh_ip seg; /* the askers' prefix of the destination's one segment */
+	uint32_t host;
+	bool simple;  /* one address, nothing odd at the port: the fast path may judge it */
+	uint8_t segs; /* as destination: 0 no segment, 1 one, 2 more (the full path) */
+	uint8_t v1_arp,
+		probe_arp; /* enum fleet_fast_arp of that segment, version 1's and the probe's */
+	bool v1;	   /* as source: its routes came from a version-1 answer */
+};
+
+/* port i as source (simple: its routes one class through itself, no exact fact, no neighbour) */
+void facts_fast_src(const struct fleet *f, size_t i, struct fleet_fast *ret);
+/* port j as destination (simple: its host's way back one class through itself, or no answer) */
+void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret);

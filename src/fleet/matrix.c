@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "facts.h"
 #include "fleet.h"
 #include "matrix.h"
 
@@ -123,8 +124,32 @@ const uint32_t *matrix_block(const struct fleet_matrix *m, size_t a, size_t b)
 	return &m->counts[(a * m->n_blocks + b) * FLEET_CAUSE_MAX];
 }
 
+/*
+ * A pair of two simple ports (facts.h) of two hosts, in one prefix: ok, and
+ * by which probe (c->arp), as the full judge would say; false: ask it
+ */
+static bool fast_ok(const struct fleet_fast *s, const struct fleet_fast *d, struct fleet_cell *c)
+{
+	uint8_t arp;
+
+	if (!s->simple || !d->simple || s->host == d->host || !fleet_in_prefix(&s->ip, &d->ip) ||
+	    d->segs == 2)
+		return false;
+	c->cause = FLEET_OK;
+	c->arp = 0;
+	/* no segment of askers holding the source: no probe judges the pair */
+	if (d->segs == 0 || !fleet_in_prefix(&d->seg, &s->ip))
+		return true;
+	arp = s->v1 ? d->v1_arp : d->probe_arp;
+	if (arp == FAST_ARP_OTHER)
+		return false;
+	c->arp = arp == FAST_ARP_OK ? (s->v1 ? 1 : 2) : 0;
+	return true;
+}
+
 int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 {
+	struct fleet_fast *fast, src;
 	struct fleet_cell c;
 	int r;
 
@@ -132,15 +157,22 @@ int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 	r = matrix_blocks(f, m);
 	if (r < 0)
 		return r;
+	fast = calloc(f->n_ports + 1, sizeof(*fast));
+	if (!fast)
+		return -ENOMEM;
+	for (size_t j = 0; j < f->n_ports; j++)
+		facts_fast_dst(f, j, &fast[j]);
 	for (size_t i = 0; i < f->n_ports; i++) {
 		size_t bi = m->block_of_host[f->ports[i].host_index];
 
+		facts_fast_src(f, i, &src);
 		for (size_t j = 0; j < f->n_ports; j++) {
 			size_t bj = m->block_of_host[f->ports[j].host_index];
 
 			if (i == j)
 				continue;
-			fleet_judge_pair(f, i, j, false, &c);
+			if (!fast_ok(&src, &fast[j], &c))
+				fleet_judge_pair(f, i, j, false, &c);
 			m->n++;
 			m->ok += c.cause == FLEET_OK;
 			m->local += c.cause == FLEET_LOCAL;
@@ -151,13 +183,16 @@ int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 			if (!matrix_failing(&c))
 				continue;
 			if (array_grow(&m->fails, &m->cap_fails, m->n_fails, sizeof(*m->fails),
-				       1024) < 0)
+				       1024) < 0) {
+				free(fast);
 				return -ENOMEM;
+			}
 			m->fails[m->n_fails++] = (struct fleet_fail){ .k = i * f->n_ports + j,
 								      .at = (uint32_t)c.at,
 								      .cause = (uint8_t)c.cause };
 		}
 	}
+	free(fast);
 	m->not_ok = m->n - m->ok - m->local - m->unknown;
 	matrix_reason(f, m);
 	return 0;
