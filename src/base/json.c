@@ -13,7 +13,101 @@
 struct parser {
 	const char *p, *start;
 	int depth;
+	/* where the tree goes: its own allocations (NULL), or an arena (json_reader) */
+	struct json_arena *arena;
 };
+
+/* memory handed out in order and taken back at once: a reader's records, one after another */
+struct json_arena {
+	char *chunk;
+	size_t used, size;
+	struct json_arena *older; /* chunks filled before, freed at the next reset */
+};
+
+static void *arena_alloc(struct json_arena *a, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (a->used + n > a->size) {
+		struct json_arena *old = malloc(sizeof(*old));
+		size_t size = a->size * 2 > n ? a->size * 2 : n * 2;
+		char *chunk = malloc(size);
+
+		if (!old || !chunk) {
+			free(old);
+			free(chunk);
+			return NULL;
+		}
+		*old = *a;
+		a->older = a->chunk ? old : NULL;
+		if (!a->chunk)
+			free(old);
+		a->chunk = chunk;
+		a->size = size;
+		a->used = 0;
+	}
+	p = a->chunk + a->used;
+	a->used += n;
+	return p;
+}
+
+/* everything handed out taken back: the largest chunk kept */
+static void arena_reset(struct json_arena *a)
+{
+	while (a->older) {
+		struct json_arena *o = a->older;
+
+		a->older = o->older;
+		free(o->chunk);
+		free(o);
+	}
+	a->used = 0;
+}
+
+static void *ps_alloc(struct parser *ps, size_t n, bool zero)
+{
+	void *p;
+
+	if (!ps->arena)
+		return zero ? calloc(1, n) : malloc(n);
+	p = arena_alloc(ps->arena, n);
+	if (p && zero)
+		memset(p, 0, n);
+	return p;
+}
+
+static void ps_free(struct parser *ps, void *p)
+{
+	if (!ps->arena)
+		free(p);
+}
+
+static void ps_json_free(struct parser *ps, struct json *j)
+{
+	if (!ps->arena)
+		json_free(j);
+}
+
+/* *items (of size each) with room for n + 1, doubling *cap */
+static int ps_grow(struct parser *ps, void *items, size_t *cap, size_t n, size_t size)
+{
+	void **p = items, *grown;
+	size_t c = *cap ? *cap * 2 : 8;
+
+	if (!ps->arena)
+		return array_grow(items, cap, n, size, 8);
+	if (n < *cap)
+		return 0;
+	grown = arena_alloc(ps->arena, c * size);
+	if (!grown)
+		return -ENOMEM;
+	if (n)
+		memcpy(grown, *p, n * size);
+	*p = grown;
+	*cap = c;
+	return 0;
+}
 
 static void blanks(struct parser *ps)
 {
@@ -96,7 +190,7 @@ static int string(struct parser *ps, char **ret)
 		q += *q == '\\' && q[1] ? 2 : 1;
 	if (*q != '"')
 		return -EINVAL;
-	s = o = malloc((size_t)(q - ps->p) + 1);
+	s = o = ps_alloc(ps, (size_t)(q - ps->p) + 1, false);
 	if (!s)
 		return -ENOMEM;
 	while (ps->p < q) {
@@ -152,7 +246,7 @@ static int string(struct parser *ps, char **ret)
 	*ret = s;
 	return 0;
 invalid:
-	free(s);
+	ps_free(ps, s);
 	return -EINVAL;
 }
 
@@ -183,20 +277,20 @@ static int items(struct parser *ps, struct json *j, char close)
 				return r;
 			blanks(ps);
 			if (*ps->p != ':') {
-				free(key);
+				ps_free(ps, key);
 				return -EINVAL;
 			}
 			ps->p++;
 		}
 		r = value(ps, &v);
-		if (r >= 0 && array_grow(&j->items, &cap, j->n_items, sizeof(*j->items), 8) < 0)
+		if (r >= 0 && ps_grow(ps, &j->items, &cap, j->n_items, sizeof(*j->items)) < 0)
 			r = -ENOMEM;
 		if (r >= 0 && close == '}' &&
-		    array_grow(&j->keys, &kcap, j->n_items, sizeof(*j->keys), 8) < 0)
+		    ps_grow(ps, &j->keys, &kcap, j->n_items, sizeof(*j->keys)) < 0)
 			r = -ENOMEM;
 		if (r < 0) {
-			free(key);
-			json_free(v);
+			ps_free(ps, key);
+			ps_json_free(ps, v);
 			return r;
 		}
 		if (close == '}')
@@ -222,7 +316,7 @@ static int value(struct parser *ps, struct json **ret)
 	blanks(ps);
 	if (ps->depth >= DEPTH_MAX)
 		return -EINVAL;
-	j = calloc(1, sizeof(*j));
+	j = ps_alloc(ps, sizeof(*j), true);
 	if (!j)
 		return -ENOMEM;
 	j->start = (size_t)(ps->p - ps->start);
@@ -262,7 +356,7 @@ static int value(struct parser *ps, struct json **ret)
 		ps->p = end;
 	}
 	if (r < 0) {
-		json_free(j);
+		ps_json_free(ps, j);
 		return r;
 	}
 	j->end = (size_t)(ps->p - ps->start);
@@ -270,9 +364,10 @@ static int value(struct parser *ps, struct json **ret)
 	return 0;
 }
 
-int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret)
+static int parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret,
+		 struct json_arena *arena)
 {
-	struct parser ps = { .p = text, .start = text };
+	struct parser ps = { .p = text, .start = text, .arena = arena };
 	struct json *j;
 	int r;
 
@@ -287,6 +382,11 @@ int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct
 	*ret_end = ps.p;
 	*ret = j;
 	return 0;
+}
+
+int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret)
+{
+	return parse(text, ret_end, ret_error, ret, NULL);
 }
 
 const struct json *json_get(const struct json *o, const char *key)
@@ -329,6 +429,11 @@ void json_reader_init(struct json_reader *r, FILE *in)
 
 void json_reader_free(struct json_reader *r)
 {
+	if (r->arena) {
+		arena_reset(r->arena);
+		free(r->arena->chunk);
+		free(r->arena);
+	}
 	free(r->buf);
 	memset(r, 0, sizeof(*r));
 }
@@ -500,17 +605,16 @@ int json_reader_value(struct json_reader *r, struct json **ret)
 		if (!r->buf)
 			return -ENODATA;
 		avail = r->len - r->at;
-		k = json_parse(r->buf + r->at, &end, &at, ret);
+		if (!r->arena && !(r->arena = calloc(1, sizeof(*r->arena))))
+			return -ENOMEM;
+		arena_reset(r->arena);
+		k = parse(r->buf + r->at, &end, &at, ret, r->arena);
 		if (k == 0 && (c == -1 || (size_t)(end - (r->buf + r->at)) < avail)) {
 			r->at = (size_t)(end - r->buf);
 			r->fresh = false;
 			return 0;
 		}
-		if (k == 0)
-			json_free(*ret);
-		else if (c == -1 || (k == -EINVAL && at < avail) || k == -ENOMEM)
-			return k;
-		else if (k == -ENODATA && c == -1)
+		if (k != 0 && (c == -1 || (k == -EINVAL && at < avail) || k == -ENOMEM))
 			return k;
 	}
 }
@@ -541,7 +645,6 @@ int json_reader_key(struct json_reader *r, char *key, size_t size)
 	c = k->type == JSON_STRING && strlen(k->s) < size;
 	if (c)
 		memcpy(key, k->s, strlen(k->s) + 1);
-	json_free(k);
 	if (!c || reader_take(r, ':') < 0)
 		return -EINVAL;
 	return 1;

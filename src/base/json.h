@@ -52,6 +52,8 @@ bool json_get_bool(const struct json *o, const char *key, bool fallback);
  * and gives each value it is asked for as a small tree (json_parse). Memory:
  * the largest single value read, not the document.
  */
+struct json_arena;
+
 struct json_reader {
 	FILE *in;
 	char *buf;
@@ -59,6 +61,8 @@ struct json_reader {
 	size_t offset;	     /* where buf[0] is in the stream */
 	/* just after '{' or '[': no ',' before the next member or item */
 	bool fresh;
+	/* the trees of json_reader_value: the reader's, until its next call */
+	struct json_arena *arena;
 };
 
 void json_reader_init(struct json_reader *r, FILE *in);
@@ -71,7 +75,7 @@ int json_reader_key(struct json_reader *r, char *key, size_t size);
 int json_reader_array(struct json_reader *r);
 /* another item in the array read now: 1; 0 at its end (']') */
 int json_reader_item(struct json_reader *r);
-/* the next value as a tree (json_free) */
+/* the next value as a tree: the reader's until its next call (not to json_free) */
 int json_reader_value(struct json_reader *r, struct json **ret);
 /* the next value, skipped */
 int json_reader_skip(struct json_reader *r);

@@ -254,6 +254,7 @@ void facts_free(struct fleet *f)
 	free(x->pend);
 	free(x);
 	f->facts = NULL;
+	f->facts_free = NULL;
 	for (size_t i = 0; i < f->n_ports; i++) {
 		for (size_t k = 0; k < f->ports[i].n_addrs; k++) {
 			free(f->ports[i].addrs[k].classes);
@@ -287,6 +288,7 @@ int facts_build(struct fleet *f)
 	if (!x)
 		return -ENOMEM;
 	f->facts = x;
+	f->facts_free = facts_free;
 	/* each port's addresses by family and value: the order the judge takes pairs in */
 	for (size_t i = 0; i < f->n_ports; i++)
 		if (f->ports[i].n_addrs > 1)
@@ -1050,8 +1052,6 @@ int fleet_read_answers(struct fleet *f, FILE *in, size_t *ret_error)
 					r = json_reader_value(&rd, &v);
 					if (r == 0)
 						r = answer_item(f, &d, key, v);
-					json_free(v);
-					v = NULL;
 				}
 				continue;
 			}
@@ -1063,7 +1063,6 @@ int fleet_read_answers(struct fleet *f, FILE *in, size_t *ret_error)
 			r = json_reader_value(&rd, &v);
 			if (r == 0)
 				r = answer_member(f, &d, key, v);
-			json_free(v);
 		}
 		if (r == 0)
 			r = answer_end(f, &d, probes);
@@ -1090,10 +1089,8 @@ int fleet_read_inventory(struct fleet *f, FILE *in, size_t *ret_error)
 			r = f->n_indexed == f->n_ports ? 0 : fleet_index(f);
 			break;
 		}
-		if (r == 0) {
+		if (r == 0)
 			r = fleet_add_inventory(f, doc);
-			json_free(doc);
-		}
 		if (r < 0) {
 			*ret_error = json_reader_offset(&rd);
 			break;

@@ -162,6 +162,7 @@ struct fleet {
 	size_t n_indexed;
 	/* the join (issue 39, facts.c): what the answers said, by port and address */
 	struct fleet_facts *facts;
+	void (*facts_free)(struct fleet *f); /* set with facts: fleet_free calls it */
 	size_t n_hosts;
 };
 

@@ -359,7 +359,8 @@ void matrix_fold_capped(const struct fleet *f, const struct fleet_matrix *m,
 		x = end;
 	}
 	if (skipped)
-		fprintf(out, html ? "<li>and %zu more</li>\n" : "  and %zu more\n", skipped);
+		fprintf(out, html ? "<li>and %zu more pairs</li>\n" : "  and %zu more pairs\n",
+			skipped);
 }
 
 /* the pairs of group g, folded: a line per source port (a list item in HTML) */

@@ -51,6 +51,14 @@ struct fleet_group {
 	size_t list;		 /* its pairs: m->by_group[list] on, cell indices */
 };
 
+/* what a renderer prints beyond the summary and the causes */
+struct fleet_options {
+	/* every pair (JSON), every failing pair (text, page): not capped to one screen */
+	bool all_pairs;
+	/* the page of this host's ports, not the fleet's (--host NAME) */
+	const char *host;
+};
+
 /* every pair judged (fleet_judge); -ENOMEM */
 int matrix_make(const struct fleet *f, struct fleet_matrix *m);
 /* the counts of block a to block b by cause */

@@ -14,7 +14,6 @@
 #include "fleet.h"
 #include "matrix.h"
 #include "render-html.h"
-#include "render.h"
 
 /* a cell per port pair up to this many ports (32 hosts x 8) */
 #define PORTS_MAX 256

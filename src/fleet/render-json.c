@@ -6,7 +6,6 @@
 #include "fleet.h"
 #include "matrix.h"
 #include "render-json.h"
-#include "render.h"
 #include "report.h"
 
 static void json_port(FILE *out, const char *key, const struct fleet_port *p)

@@ -10,7 +10,6 @@
 #include "fleet.h"
 #include "matrix.h"
 #include "render-text.h"
-#include "render.h"
 
 #define GROUPS_MAX 12
 #define LINES_MAX  6

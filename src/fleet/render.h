@@ -8,20 +8,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "matrix.h"
+
 struct fleet;
 
 enum fleet_format {
 	FLEET_TEXT,
 	FLEET_JSON,
 	FLEET_HTML,
-};
-
-/* what to print beyond the summary and the causes */
-struct fleet_options {
-	/* every pair (JSON), every failing pair (text, page): not capped to one screen */
-	bool all_pairs;
-	/* the page of this host's ports, not the fleet's (--host NAME) */
-	const char *host;
 };
 
 /* the matrix in format: 0 when no pair is not ok, 1 when one is, -ENOMEM */
