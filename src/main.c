@@ -54,6 +54,8 @@ static void help(FILE *f)
 		"                     (files, else stdin) into the matrix of port pairs\n"
 		"      --json         --status, --dry-run, --check and --join as JSON\n"
 		"      --html         --join as one HTML page\n"
+		"      --all-pairs    --join: every pair (JSON), every failing pair (text, page)\n"
+		"      --host NAME    --join --html: the page of NAME's ports\n"
 		"      --watch        keep managed interfaces applied from the kernel's events\n"
 		"  -c, --config PATH  configuration file (default %s)\n"
 		"  -w, --wait SEC     wait at most SEC seconds for another run (default 30)\n"
@@ -81,7 +83,8 @@ struct cli {
 	size_t n_ifaces;
 	bool all, watch, check;
 	/* the fleet view: --inventory, --check --fleet FILE, --join */
-	bool inventory, join, html;
+	bool inventory, join, html, all_pairs;
+	const char *host;
 	const char *fleet;
 	struct ibh_ip peers[MAX_PEERS]; /* --check PEER... */
 	size_t n_peers;
@@ -140,6 +143,10 @@ static bool fleet_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 	if (cli->html && (!cli->join || cli->req.json))
 		return stop(exit_code,
 			    usage_error("--html goes with --join, without --json", NULL));
+	if ((cli->all_pairs || cli->host) && !cli->join)
+		return stop(exit_code, usage_error("--all-pairs and --host go with --join", NULL));
+	if (cli->host && !cli->html)
+		return stop(exit_code, usage_error("--host goes with --join --html", NULL));
 	if (optind < argc && !cli->join)
 		return stop(exit_code, usage_error("unexpected argument", argv[optind]));
 	return true;
@@ -158,7 +165,8 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		{ "verbose", no_argument, NULL, 'v' },     { "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },        { "inventory", no_argument, NULL, 'N' },
 		{ "fleet", required_argument, NULL, 'F' }, { "join", no_argument, NULL, 'J' },
-		{ "html", no_argument, NULL, 'H' },        {},
+		{ "html", no_argument, NULL, 'H' },        { "all-pairs", no_argument, NULL, 'P' },
+		{ "host", required_argument, NULL, 'O' },  {},
 	};
 	/* clang-format on */
 	struct ibh_request *req = &cli->req;
@@ -196,6 +204,12 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		case 'F':
 			cli->fleet = optarg;
 			break;
+		case 'P':
+			cli->all_pairs = true;
+			break;
+		case 'O':
+			cli->host = optarg;
+			break;
 		case 'r':
 			req->action = IBH_ACTION_REMOVE;
 			break;
@@ -231,7 +245,7 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 			help(stdout);
 			return stop(exit_code, 0);
 		default:
-			if (optopt && optopt != '?' && strchr("icw", optopt))
+			if (optopt && optopt != '?' && strchr("icwFO", optopt))
 				return stop(exit_code,
 					    usage_error("option needs a value", argv[optind - 1]));
 			return stop(exit_code, usage_error("unknown option",
@@ -239,7 +253,7 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 								  : argv[optind - 1]));
 		}
 	}
-	if (cli->inventory || cli->join || cli->html || cli->fleet)
+	if (cli->inventory || cli->join || cli->html || cli->fleet || cli->all_pairs || cli->host)
 		return fleet_args(argc, argv, cli, exit_code);
 	if (cli->check)
 		return check_args(argc, argv, cli, exit_code);
@@ -409,12 +423,13 @@ static int fleet_main(const struct cli *cli, int argc, char *argv[])
 	log_setup(IBH_LOG_STDERR, cli->verbose ? LOG_DEBUG : LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	if (cli->join)
-		r = join_run(cli->fleet, (const char *const *)argv + optind,
-			     (size_t)(argc - optind),
-			     cli->html	     ? FLEET_HTML
-			     : cli->req.json ? FLEET_JSON
-					     : FLEET_TEXT,
-			     stdout);
+		r = join_run(
+			cli->fleet, (const char *const *)argv + optind, (size_t)(argc - optind),
+			cli->html	? FLEET_HTML
+			: cli->req.json ? FLEET_JSON
+					: FLEET_TEXT,
+			&(struct fleet_options){ .all_pairs = cli->all_pairs, .host = cli->host },
+			stdout);
 	else {
 		struct ibh_config config;
 		struct ibh_config_error cerr = {};

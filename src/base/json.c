@@ -13,7 +13,101 @@
 struct parser {
 	const char *p, *start;
 	int depth;
+	/* where the tree goes: its own allocations (NULL), or an arena (json_reader) */
+	struct json_arena *arena;
 };
+
+/* memory handed out in order and taken back at once: a reader's records, one after another */
+struct json_arena {
+	char *chunk;
+	size_t used, size;
+	struct json_arena *older; /* chunks filled before, freed at the next reset */
+};
+
+static void *arena_alloc(struct json_arena *a, size_t n)
+{
+	void *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (a->used + n > a->size) {
+		struct json_arena *old = malloc(sizeof(*old));
+		size_t size = a->size * 2 > n ? a->size * 2 : n * 2;
+		char *chunk = malloc(size);
+
+		if (!old || !chunk) {
+			free(old);
+			free(chunk);
+			return NULL;
+		}
+		*old = *a;
+		a->older = a->chunk ? old : NULL;
+		if (!a->chunk)
+			free(old);
+		a->chunk = chunk;
+		a->size = size;
+		a->used = 0;
+	}
+	p = a->chunk + a->used;
+	a->used += n;
+	return p;
+}
+
+/* everything handed out taken back: the largest chunk kept */
+static void arena_reset(struct json_arena *a)
+{
+	while (a->older) {
+		struct json_arena *o = a->older;
+
+		a->older = o->older;
+		free(o->chunk);
+		free(o);
+	}
+	a->used = 0;
+}
+
+static void *ps_alloc(struct parser *ps, size_t n, bool zero)
+{
+	void *p;
+
+	if (!ps->arena)
+		return zero ? calloc(1, n) : malloc(n);
+	p = arena_alloc(ps->arena, n);
+	if (p && zero)
+		memset(p, 0, n);
+	return p;
+}
+
+static void ps_free(struct parser *ps, void *p)
+{
+	if (!ps->arena)
+		free(p);
+}
+
+static void ps_json_free(struct parser *ps, struct json *j)
+{
+	if (!ps->arena)
+		json_free(j);
+}
+
+/* *items (of size each) with room for n + 1, doubling *cap */
+static int ps_grow(struct parser *ps, void *items, size_t *cap, size_t n, size_t size)
+{
+	void **p = items, *grown;
+	size_t c = *cap ? *cap * 2 : 8;
+
+	if (!ps->arena)
+		return array_grow(items, cap, n, size, 8);
+	if (n < *cap)
+		return 0;
+	grown = arena_alloc(ps->arena, c * size);
+	if (!grown)
+		return -ENOMEM;
+	if (n)
+		memcpy(grown, *p, n * size);
+	*p = grown;
+	*cap = c;
+	return 0;
+}
 
 static void blanks(struct parser *ps)
 {
@@ -96,7 +190,7 @@ static int string(struct parser *ps, char **ret)
 		q += *q == '\\' && q[1] ? 2 : 1;
 	if (*q != '"')
 		return -EINVAL;
-	s = o = malloc((size_t)(q - ps->p) + 1);
+	s = o = ps_alloc(ps, (size_t)(q - ps->p) + 1, false);
 	if (!s)
 		return -ENOMEM;
 	while (ps->p < q) {
@@ -152,7 +246,7 @@ static int string(struct parser *ps, char **ret)
 	*ret = s;
 	return 0;
 invalid:
-	free(s);
+	ps_free(ps, s);
 	return -EINVAL;
 }
 
@@ -183,20 +277,20 @@ static int items(struct parser *ps, struct json *j, char close)
 				return r;
 			blanks(ps);
 			if (*ps->p != ':') {
-				free(key);
+				ps_free(ps, key);
 				return -EINVAL;
 			}
 			ps->p++;
 		}
 		r = value(ps, &v);
-		if (r >= 0 && array_grow(&j->items, &cap, j->n_items, sizeof(*j->items), 8) < 0)
+		if (r >= 0 && ps_grow(ps, &j->items, &cap, j->n_items, sizeof(*j->items)) < 0)
 			r = -ENOMEM;
 		if (r >= 0 && close == '}' &&
-		    array_grow(&j->keys, &kcap, j->n_items, sizeof(*j->keys), 8) < 0)
+		    ps_grow(ps, &j->keys, &kcap, j->n_items, sizeof(*j->keys)) < 0)
 			r = -ENOMEM;
 		if (r < 0) {
-			free(key);
-			json_free(v);
+			ps_free(ps, key);
+			ps_json_free(ps, v);
 			return r;
 		}
 		if (close == '}')
@@ -222,7 +316,7 @@ static int value(struct parser *ps, struct json **ret)
 	blanks(ps);
 	if (ps->depth >= DEPTH_MAX)
 		return -EINVAL;
-	j = calloc(1, sizeof(*j));
+	j = ps_alloc(ps, sizeof(*j), true);
 	if (!j)
 		return -ENOMEM;
 	j->start = (size_t)(ps->p - ps->start);
@@ -262,7 +356,7 @@ static int value(struct parser *ps, struct json **ret)
 		ps->p = end;
 	}
 	if (r < 0) {
-		json_free(j);
+		ps_json_free(ps, j);
 		return r;
 	}
 	j->end = (size_t)(ps->p - ps->start);
@@ -270,9 +364,10 @@ static int value(struct parser *ps, struct json **ret)
 	return 0;
 }
 
-int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret)
+static int parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret,
+		 struct json_arena *arena)
 {
-	struct parser ps = { .p = text, .start = text };
+	struct parser ps = { .p = text, .start = text, .arena = arena };
 	struct json *j;
 	int r;
 
@@ -287,6 +382,11 @@ int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct
 	*ret_end = ps.p;
 	*ret = j;
 	return 0;
+}
+
+int json_parse(const char *text, const char **ret_end, size_t *ret_error, struct json **ret)
+{
+	return parse(text, ret_end, ret_error, ret, NULL);
 }
 
 const struct json *json_get(const struct json *o, const char *key)
@@ -319,4 +419,233 @@ bool json_get_bool(const struct json *o, const char *key, bool fallback)
 	const struct json *v = json_get(o, key);
 
 	return v && v->type == JSON_BOOL ? v->b : fallback;
+}
+
+void json_reader_init(struct json_reader *r, FILE *in)
+{
+	memset(r, 0, sizeof(*r));
+	r->in = in;
+}
+
+void json_reader_free(struct json_reader *r)
+{
+	if (r->arena) {
+		arena_reset(r->arena);
+		free(r->arena->chunk);
+		free(r->arena);
+	}
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+}
+
+size_t json_reader_offset(const struct json_reader *r)
+{
+	return r->offset + r->at;
+}
+
+/* the byte i bytes after the next one not taken, reading more as needed: -1 at the end, -2 on ENOMEM */
+static int reader_fill(struct json_reader *r, size_t i)
+{
+	while (r->at + i >= r->len) {
+		size_t got;
+
+		if (r->at > 0 && r->at >= r->len / 2) {
+			memmove(r->buf, r->buf + r->at, r->len - r->at);
+			r->offset += r->at;
+			r->len -= r->at;
+			r->at = 0;
+			r->buf[r->len] = '\0';
+		}
+		if (r->len + 65536 > r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 1 << 17;
+			char *grown = realloc(r->buf, cap);
+
+			if (!grown)
+				return -2;
+			r->buf = grown;
+			r->cap = cap;
+		}
+		got = fread(r->buf + r->len, 1, r->cap - r->len - 1, r->in);
+		if (got == 0)
+			return -1;
+		r->len += got;
+		/* json_parse reads up to a NUL: the end of what was read */
+		r->buf[r->len] = '\0';
+	}
+	return (unsigned char)r->buf[r->at + i];
+}
+
+static inline int reader_byte(struct json_reader *r, size_t i)
+{
+	return r->at + i < r->len ? (unsigned char)r->buf[r->at + i] : reader_fill(r, i);
+}
+
+/* the next byte that is not blank, not taken: -1 at the end */
+static int reader_peek(struct json_reader *r)
+{
+	for (;;) {
+		int c = reader_byte(r, 0);
+
+		if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return c;
+		r->at++;
+	}
+}
+
+/* c, after blanks, taken */
+static int reader_take(struct json_reader *r, char c)
+{
+	if (reader_peek(r) != (unsigned char)c)
+		return -EINVAL;
+	r->at++;
+	return 0;
+}
+
+/* how many bytes the next value has (after blanks): -EINVAL, -ENODATA at the end */
+static long reader_extent(struct json_reader *r)
+{
+	size_t n = 0, depth = 0;
+	int c = reader_peek(r);
+
+	if (c == -1)
+		return -ENODATA;
+	if (c == -2)
+		return -ENOMEM;
+	for (;;) {
+		c = reader_byte(r, n);
+		if (c == -2)
+			return -ENOMEM;
+		if (c == -1 || c == 0) {
+			/* a number at the very end of the stream ends there */
+			return c == -1 && depth == 0 && n > 0 ? (long)n : -EINVAL;
+		}
+		if (c == '"') {
+			for (n++;; n++) {
+				c = reader_byte(r, n);
+				if (c < 0 || c == 0)
+					return c == -2 ? -ENOMEM : -EINVAL;
+				if (c == '\\')
+					n++;
+				else if (c == '"')
+					break;
+			}
+			n++;
+		} else if (c == '{' || c == '[') {
+			depth++;
+			n++;
+		} else if (c == '}' || c == ']') {
+			if (depth == 0)
+				return n ? (long)n : -EINVAL;
+			depth--;
+			n++;
+		} else if (depth == 0 &&
+			   (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+			return n ? (long)n : -EINVAL;
+		} else
+			n++;
+		if (depth == 0 && (c == '"' || c == '}' || c == ']'))
+			return (long)n;
+	}
+}
+
+static int reader_comma(struct json_reader *r)
+{
+	if (r->fresh) {
+		r->fresh = false;
+		return 0;
+	}
+	return reader_take(r, ',');
+}
+
+int json_reader_object(struct json_reader *r)
+{
+	int c = reader_peek(r);
+
+	if (c == -1)
+		return -ENODATA;
+	if (c != '{')
+		return c == -2 ? -ENOMEM : -EINVAL;
+	r->at++;
+	r->fresh = true;
+	return 0;
+}
+
+int json_reader_array(struct json_reader *r)
+{
+	if (reader_take(r, '[') < 0)
+		return -EINVAL;
+	r->fresh = true;
+	return 0;
+}
+
+int json_reader_item(struct json_reader *r)
+{
+	if (reader_peek(r) == ']') {
+		r->at++;
+		r->fresh = false;
+		return 0;
+	}
+	return reader_comma(r) < 0 ? -EINVAL : 1;
+}
+
+/*
+ * Parsed in place, from the buffer: with at least want bytes read ahead
+ * (or the end of the stream), and again with twice as many when the value
+ * runs into the end of what was read
+ */
+int json_reader_value(struct json_reader *r, struct json **ret)
+{
+	for (size_t want = 1 << 16;; want *= 2) {
+		int c = reader_byte(r, want - 1), k;
+		size_t at = 0, avail;
+		const char *end;
+
+		if (c == -2)
+			return -ENOMEM;
+		if (!r->buf)
+			return -ENODATA;
+		avail = r->len - r->at;
+		if (!r->arena && !(r->arena = calloc(1, sizeof(*r->arena))))
+			return -ENOMEM;
+		arena_reset(r->arena);
+		k = parse(r->buf + r->at, &end, &at, ret, r->arena);
+		if (k == 0 && (c == -1 || (size_t)(end - (r->buf + r->at)) < avail)) {
+			r->at = (size_t)(end - r->buf);
+			r->fresh = false;
+			return 0;
+		}
+		if (k != 0 && (c == -1 || (k == -EINVAL && at < avail) || k == -ENOMEM))
+			return k;
+	}
+}
+
+int json_reader_skip(struct json_reader *r)
+{
+	long n = reader_extent(r);
+
+	if (n < 0)
+		return (int)n;
+	r->at += (size_t)n;
+	r->fresh = false;
+	return 0;
+}
+
+int json_reader_key(struct json_reader *r, char *key, size_t size)
+{
+	struct json *k;
+	int c = reader_peek(r);
+
+	if (c == '}') {
+		r->at++;
+		r->fresh = false;
+		return 0;
+	}
+	if (reader_comma(r) < 0 || reader_peek(r) != '"' || json_reader_value(r, &k) < 0)
+		return -EINVAL;
+	c = k->type == JSON_STRING && strlen(k->s) < size;
+	if (c)
+		memcpy(key, k->s, strlen(k->s) + 1);
+	if (!c || reader_take(r, ':') < 0)
+		return -EINVAL;
+	return 1;
 }

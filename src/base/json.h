@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum json_type {
 	JSON_NULL,
@@ -44,3 +45,39 @@ const struct json *json_get(const struct json *o, const char *key);
 const char *json_get_string(const struct json *o, const char *key);
 double json_get_number(const struct json *o, const char *key, double fallback);
 bool json_get_bool(const struct json *o, const char *key, bool fallback);
+
+/*
+ * Reading a stream of documents without holding one whole (the fleet view's
+ * answers, issue 39): the reader walks objects and arrays a step at a time
+ * and gives each value it is asked for as a small tree (json_parse). Memory:
+ * the largest single value read, not the document.
+ */
+struct json_arena;
+
+struct json_reader {
+	FILE *in;
+	char *buf;
+	size_t at, len, cap; /* buf[at..len): read from in, not yet taken */
+	size_t offset;	     /* where buf[0] is in the stream */
+	/* just after '{' or '[': no ',' before the next member or item */
+	bool fresh;
+	/* the trees of json_reader_value: the reader's, until its next call */
+	struct json_arena *arena;
+};
+
+void json_reader_init(struct json_reader *r, FILE *in);
+void json_reader_free(struct json_reader *r);
+/* the next document's '{': 0; -ENODATA at the end, -EINVAL when it is no object */
+int json_reader_object(struct json_reader *r);
+/* the next member's key of the object read now into key (size): 1; 0 at its end ('}') */
+int json_reader_key(struct json_reader *r, char *key, size_t size);
+/* the member's value is an array: its '[' (0), -EINVAL when it is not one */
+int json_reader_array(struct json_reader *r);
+/* another item in the array read now: 1; 0 at its end (']') */
+int json_reader_item(struct json_reader *r);
+/* the next value as a tree: the reader's until its next call (not to json_free) */
+int json_reader_value(struct json_reader *r, struct json **ret);
+/* the next value, skipped */
+int json_reader_skip(struct json_reader *r);
+/* the byte offset read up to: where an error is */
+size_t json_reader_offset(const struct json_reader *r);

@@ -1,16 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The join of the fleet view (its renderers: render*.c). Each directed pair of
- * ports gets one verdict; a pair that is not ok gets the first cause the
- * exchange meets (a port down, a RoCE port without a GID for the address,
- * the request's route, the destination's reverse-path filter, the reply's
- * route, ARP), placed at the host and port where it lies (SPEC 10): a
- * missing GID at the port that lacks it, a route or rule fault at the host
- * and port it leaves (the source for the request, the destination for the
- * reply), a reverse-path drop at the port that drops, ARP flux at the port
- * that answered for an address not its own. A pair of two ports of one host
- * never leaves the host: it is shown as local, and judged by ARP alone where
- * the host sets AcceptLocal (judge_local).
+ * The fleet view's ports (SPEC 10): the inventory's documents read into
+ * ports, sorted by host as people sort names, indexed by name and hardware
+ * address; the verdicts' table. The answers are facts.c's, the judge
+ * judge.c's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -45,6 +38,13 @@ const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX] = {
 	  "#00bcd4" },
 	{ FLEET_UNRESOLVED, "unresolved", "RDMA CM does not resolve the peer from the address",
 	  "#827717" },
+	{ FLEET_ADDRESS_CONFLICT, "address-conflict",
+	  "the inventory lists the address on two ports (a conflict): named at both", "#b71c1c" },
+	{ FLEET_HWADDR_CONFLICT, "hwaddr-conflict", "two ports have one hardware address",
+	  "#4a148c" },
+	{ FLEET_NEIGH_STALE, "neigh-stale",
+	  "the source's neighbour table maps the address to another port's hardware address",
+	  "#ffc107" },
 };
 
 const char *fleet_cause_word(enum fleet_cause c)
@@ -65,6 +65,9 @@ static void index_free(struct fleet *f)
 
 void fleet_free(struct fleet *f)
 {
+	/* the answers' facts (facts.c, a floor above), when any were read */
+	if (f->facts_free)
+		f->facts_free(f);
 	for (size_t i = 0; i < f->n_ports; i++)
 		free(f->ports[i].addrs);
 	free(f->ports);
@@ -121,13 +124,15 @@ int fleet_index(struct fleet *f)
 		qsort(f->by_name, f->n_ports, sizeof(*f->by_name), by_name_cmp);
 		qsort(f->by_hwaddr, f->n_ports, sizeof(*f->by_hwaddr), by_hwaddr_cmp);
 	}
-	for (size_t i = 0, n; i < f->n_ports; i += n) {
+	f->n_hosts = 0;
+	for (size_t i = 0, n; i < f->n_ports; i += n, f->n_hosts++) {
 		bool routed = false;
 
 		for (n = 0;
 		     i + n < f->n_ports && strcmp(f->ports[i + n].host, f->ports[i].host) == 0; n++)
 			routed |= f->ports[i + n].routed;
 		for (size_t k = i; k < i + n; k++) {
+			f->ports[k].host_index = f->n_hosts;
 			f->ports[k].host_first = i;
 			f->ports[k].host_n = n;
 			f->ports[k].host_routed = routed;
@@ -269,7 +274,7 @@ static int port_of(const struct json *o, const char *host, struct fleet_port *p)
 int fleet_add_inventory(struct fleet *f, const struct json *doc)
 {
 	const char *host = json_get_string(doc, "host");
-	const struct json *ports = json_get(doc, "ports");
+	const struct json *ports = json_get(doc, "ports"), *group;
 	int r;
 
 	if (!host || !*host || strlen(host) >= FLEET_NAME_MAX || !ports ||
@@ -277,6 +282,9 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc)
 		return -EINVAL;
 	if (host_known(f, host))
 		return -EEXIST;
+	group = json_get(doc, "group");
+	if (group && (group->type != JSON_STRING || strlen(group->s) >= sizeof(f->ports->group)))
+		return -EINVAL;
 	if (ports->n_items == 0) {
 		/* a host with no port is one whose pairs nobody sees: the join says so */
 		r = array_grow(&f->portless, &f->cap_portless, f->n_portless, sizeof(*f->portless),
@@ -294,49 +302,9 @@ int fleet_add_inventory(struct fleet *f, const struct json *doc)
 			free(f->ports[f->n_ports].addrs);
 			return r;
 		}
+		if (group)
+			copy(f->ports[f->n_ports].group, sizeof(f->ports->group), group->s);
 		f->n_ports++;
-	}
-	return 0;
-}
-
-static int probe_of(const struct fleet *f, const char *host, const struct json *o,
-		    struct fleet_probe *p)
-{
-	const char *peer_host = json_get_string(o, "peer_host");
-	const struct json *arp = json_get(o, "arp");
-	const char *dev = json_get_string(o, "route_dev");
-	const struct json *cm = json_get(o, "rdma_cm");
-
-	memset(p, 0, sizeof(*p));
-	if (!peer_host || !json_get_string(o, "interface") || !json_get_string(o, "address") ||
-	    !json_get_string(o, "peer_interface") || !json_get_string(o, "peer") ||
-	    fleet_port_find(f, host, json_get_string(o, "interface"), &p->from) < 0 ||
-	    fleet_port_find(f, peer_host, json_get_string(o, "peer_interface"), &p->to) < 0 ||
-	    ip_from_record(json_get_string(o, "address"), &p->src, false) < 0 ||
-	    ip_from_record(json_get_string(o, "peer"), &p->dst, false) < 0)
-		return -EINVAL;
-	if (dev) {
-		const char *via = json_get_string(o, "route_via");
-
-		p->route = copy(p->route_dev, sizeof(p->route_dev), dev);
-		p->route_table = uint32_of(o, "route_table");
-		if (via && ip_from_record(via, &p->route_via, false) < 0)
-			return -EINVAL;
-	}
-	if (arp && arp->type == JSON_ARRAY) {
-		p->probed = true;
-		for (size_t i = 0; i < arp->n_items && p->n_answers < FLEET_ANSWERS_MAX; i++)
-			if (copy(p->answers[p->n_answers], sizeof(p->answers[0]), arp->items[i]->s))
-				p->n_answers++;
-	}
-	if (cm && cm->type == JSON_OBJECT) {
-		if (copy(p->cm_dev, sizeof(p->cm_dev), json_get_string(cm, "device"))) {
-			p->cm = FLEET_CM_RESOLVED;
-			p->cm_port = uint32_of(cm, "port");
-		} else if (copy(p->cm_error, sizeof(p->cm_error), json_get_string(cm, "error")))
-			p->cm = FLEET_CM_FAILED;
-		else
-			return -EINVAL;
 	}
 	return 0;
 }
@@ -377,7 +345,7 @@ int fleet_sort(struct fleet *f)
 	struct fleet_port *sorted;
 	const struct fleet_port **order;
 
-	if (f->n_probes)
+	if (f->n_probes || f->facts)
 		return -EBUSY;
 	sorted = malloc((f->n_ports + 1) * sizeof(*sorted));
 	order = malloc((f->n_ports + 1) * sizeof(*order));
@@ -398,124 +366,6 @@ int fleet_sort(struct fleet *f)
 	f->ports = sorted;
 	f->cap_ports = f->n_ports + 1;
 	return fleet_index(f);
-}
-
-/* by source port, destination port, then addresses: an order that does not depend on the input's */
-static int probe_cmp(const void *x, const void *y)
-{
-	const struct fleet_probe *a = x, *b = y;
-
-	if (a->from != b->from)
-		return a->from < b->from ? -1 : 1;
-	if (a->to != b->to)
-		return a->to < b->to ? -1 : 1;
-	if (a->src.family != b->src.family)
-		return a->src.family < b->src.family ? -1 : 1;
-	if (memcmp(a->src.a, b->src.a, sizeof(a->src.a)))
-		return memcmp(a->src.a, b->src.a, sizeof(a->src.a));
-	return memcmp(a->dst.a, b->dst.a, sizeof(a->dst.a));
-}
-
-/* the first port of host (by the index), or -ENOENT */
-static int fleet_port_find_host(struct fleet *f, const char *host, size_t *ret)
-{
-	size_t lo = 0, hi;
-	int r = 0;
-
-	if (f->n_indexed != f->n_ports)
-		r = fleet_index(f);
-	if (r < 0)
-		return r;
-	hi = f->n_indexed;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcmp(f->by_name[mid]->host, host) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == f->n_indexed || strcmp(f->by_name[lo]->host, host) != 0)
-		return -ENOENT;
-	*ret = f->by_name[lo]->host_first;
-	return 0;
-}
-
-/*
- * The addresses a host found, checking, that the inventory lists on a port
- * that does not hold them now (its own, or another host's that it holds):
- * the pairs of that port are stale, not judged by what the address did
- */
-static int stale_of(struct fleet *f, const struct json *stale)
-{
-	if (!stale)
-		return 0;
-	if (stale->type != JSON_ARRAY)
-		return -EINVAL;
-	for (size_t i = 0; i < stale->n_items; i++) {
-		const char *h = json_get_string(stale->items[i], "host"),
-			   *name = json_get_string(stale->items[i], "interface"),
-			   *a = json_get_string(stale->items[i], "address");
-		struct ibh_ip ip;
-		size_t at;
-
-		if (!h || !name || !a || ip_from_record(a, &ip, true) < 0)
-			return -EINVAL;
-		/* a port the inventory does not have: the one read here is even older */
-		if (fleet_port_find(f, h, name, &at) < 0)
-			continue;
-		for (size_t k = 0; k < f->ports[at].n_addrs; k++)
-			if (ip_same_address(&f->ports[at].addrs[k].ip, &ip))
-				f->ports[at].addrs[k].stale = true;
-	}
-	return 0;
-}
-
-int fleet_add_probes(struct fleet *f, const struct json *doc)
-{
-	size_t start = f->n_probes, first = 0;
-	const char *host = json_get_string(doc, "host");
-	const struct json *probes = json_get(doc, "probes");
-	int r;
-
-	if (!host || !probes || probes->type != JSON_ARRAY ||
-	    json_get_number(doc, "version", 0) != 1)
-		return -EINVAL;
-	for (size_t i = 0; i < f->n_reported; i++)
-		if (strcmp(f->reported[i], host) == 0)
-			return -EEXIST;
-	r = array_grow(&f->reported, &f->cap_reported, f->n_reported, sizeof(*f->reported), 16);
-	if (r < 0)
-		return r;
-	if (!copy(f->reported[f->n_reported], sizeof(f->reported[0]), host))
-		return -EINVAL;
-	f->n_reported++;
-	r = fleet_port_find_host(f, host, &first);
-	for (size_t i = first; r == 0 && i < first + f->ports[first].host_n; i++)
-		f->ports[i].reported = true;
-	r = stale_of(f, json_get(doc, "stale"));
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < probes->n_items; i++) {
-		r = array_grow(&f->probes, &f->cap_probes, f->n_probes, sizeof(*f->probes), 256);
-		if (r < 0)
-			return r;
-		r = probe_of(f, host, probes->items[i], &f->probes[f->n_probes]);
-		if (r < 0)
-			return r;
-		f->n_probes++;
-	}
-	/* every probe of a document comes from its host: each port's probes are one run */
-	if (f->n_probes > start) /* none: f->probes may still be NULL */
-		qsort(f->probes + start, f->n_probes - start, sizeof(*f->probes), probe_cmp);
-	for (size_t i = start; i < f->n_probes; i++) {
-		struct fleet_port *from = &f->ports[f->probes[i].from];
-
-		if (i == start || f->probes[i - 1].from != f->probes[i].from)
-			from->probes_first = i;
-		from->n_probes++;
-	}
-	return 0;
 }
 
 int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, const struct json *),
@@ -543,369 +393,16 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 	}
 }
 
-static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void because(struct fleet_cell *c, enum fleet_cause cause, size_t at, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->cause != FLEET_OK)
-		return;
-	c->cause = cause;
-	c->at = at;
-	va_start(ap, fmt);
-	vsnprintf(c->why, sizeof(c->why), fmt, ap);
-	va_end(ap);
-}
-
-/* the port whose hardware address is hw (the first, if several have it), or -ENOENT */
-static int port_by_hwaddr(const struct fleet *f, const char *hw, size_t *ret)
-{
-	size_t lo = 0, hi = f->n_indexed;
-
-	if (f->n_indexed != f->n_ports) {
-		for (size_t i = 0; i < f->n_ports; i++)
-			if (strcasecmp(f->ports[i].hwaddr, hw) == 0) {
-				*ret = i;
-				return 0;
-			}
-		return -ENOENT;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (strcasecmp(f->by_hwaddr[mid]->hwaddr, hw) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == f->n_indexed || strcasecmp(f->by_hwaddr[lo]->hwaddr, hw) != 0)
-		return -ENOENT;
-	*ret = (size_t)(f->by_hwaddr[lo] - f->ports);
-	return 0;
-}
-
-/* the probes from port from to port to: *ret_first and how many */
-static size_t probes_between(const struct fleet *f, size_t from, size_t to, size_t *ret_first)
-{
-	size_t lo = f->ports[from].probes_first, hi = lo + f->ports[from].n_probes, n = 0;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->probes[mid].to < to)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*ret_first = lo;
-	while (lo + n < f->ports[from].probes_first + f->ports[from].n_probes &&
-	       f->probes[lo + n].to == to)
-		n++;
-	return n;
-}
-
-/* what the destination's host found from dst back to src: the way a reply leaves */
-static const struct fleet_probe *reverse_of(const struct fleet *f, const struct fleet_probe *p)
-{
-	size_t first, n = probes_between(f, p->to, p->from, &first);
-
-	for (size_t i = first; i < first + n; i++) {
-		const struct fleet_probe *q = &f->probes[i];
-
-		if (ip_same_address(&q->src, &p->dst) && ip_same_address(&q->dst, &p->src))
-			return q;
-	}
-	return NULL;
-}
-
-/*
- * What is wrong with p's route, which must leave through port at (FLEET_OK:
- * nothing), from what the host reports of ib-hook's rules (SPEC 10): no port
- * of the host has one (not applied); this port has none (drift, whether main
- * sends the traffic elsewhere or, under MainRoute=delete, nowhere); else the
- * rule is there and its table sends it through another port, or has no
- * route at all (a rail without its gateway route).
- */
-static enum fleet_cause route_fault(const struct fleet *f, const struct fleet_probe *p, size_t at)
-{
-	const struct fleet_port *port = &f->ports[at];
-
-	if (p->route && strcmp(p->route_dev, port->ifname) == 0)
-		return FLEET_OK;
-	if (!port->host_routed)
-		return FLEET_NOT_APPLIED;
-	if (!port->routed)
-		return FLEET_NO_RULE;
-	return p->route ? FLEET_WRONG_PORT : FLEET_NO_ROUTE;
-}
-
-/* c's cause, when p's route (from port at, towards peer) is wrong; dir: "to" or "back to" */
-static void route_because(const struct fleet *f, const struct fleet_probe *p, size_t at,
-			  const char *dir, struct fleet_cell *c)
-{
-	const struct fleet_port *port = &f->ports[at];
-	enum fleet_cause k = route_fault(f, p, at);
-	const char *why = k == FLEET_NO_RULE	   ? " (no rule of ib-hook for the address)"
-			  : k == FLEET_NOT_APPLIED ? " (ib-hook is not applied on the host)"
-						   : "";
-	char s[64], d[64];
-
-	if (k == FLEET_OK)
-		return;
-	ip_to_string(&p->src, s, sizeof(s), false);
-	ip_to_string(&p->dst, d, sizeof(d), false);
-	if (!p->route)
-		because(c, k, at, "%s has no route from %s %s %s%s", port->host, s, dir, d, why);
-	else
-		because(c, k, at, "the route from %s %s %s leaves %s through %s, not %s%s", s, dir,
-			d, port->host, p->route_dev, port->ifname, why);
-}
-
-/*
- * The answers to p's ARP request: another port's hardware address is ARP flux
- * at that port (c's cause); false when nothing answered.
- */
-static bool judge_answers(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
-{
-	const struct fleet_port *to = &f->ports[p->to];
-	char d[64];
-
-	ip_to_string(&p->dst, d, sizeof(d), false);
-	for (size_t i = 0; i < p->n_answers; i++) {
-		size_t at;
-
-		if (strcasecmp(p->answers[i], to->hwaddr) == 0)
-			continue;
-		if (port_by_hwaddr(f, p->answers[i], &at) < 0) {
-			because(c, FLEET_ARP_FLUX, p->to,
-				"%s was answered by %s, a hardware address no port of the fleet "
-				"has",
-				d, p->answers[i]);
-			break;
-		}
-		because(c, f->ports[at].host_routed ? FLEET_ARP_FLUX : FLEET_NOT_APPLIED, at,
-			"%s of %s answers ARP for %s (an address of %s) with its own hardware "
-			"address (arp_ignore=%d, arp_filter=%d)",
-			f->ports[at].ifname, f->ports[at].host, d, to->ifname,
-			f->ports[at].arp_ignore, f->ports[at].arp_filter);
-		break;
-	}
-	return p->n_answers > 0;
-}
-
-/* a (a whole address) of port needs a GID it does not have */
-static bool gid_missing(const struct fleet_port *port, const struct ibh_ip *a)
-{
-	for (size_t k = 0; port->roce && k < port->n_addrs; k++)
-		if (ip_same_address(&port->addrs[k].ip, a))
-			return !port->addrs[k].gid;
-	return false;
-}
-
-/* RDMA CM cannot connect an address without a GID, whatever the IP path */
-static void gid_because(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
-{
-	const struct ibh_ip *ends[] = { &p->src, &p->dst };
-	const size_t at[] = { p->from, p->to };
-
-	for (size_t i = 0; i < 2; i++) {
-		const struct fleet_port *port = &f->ports[at[i]];
-		char a[64];
-
-		if (!gid_missing(port, ends[i]))
-			continue;
-		ip_to_string(ends[i], a, sizeof(a), false);
-		because(c, FLEET_NO_GID, at[i], "%s port %u of %s holds no GID for %s (%s)",
-			port->rdma_dev, port->rdma_port, port->host, a, port->ifname);
-	}
-}
-
-/*
- * What RDMA CM answered the source host, when every IP-level cause is ruled
- * out: it did not resolve the peer, or it resolved it through another RDMA
- * device or port than the source port's (the route leaves through another
- * port, as RDMA CM sees it). Both lie at the source port.
- */
-static void cm_because(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
-{
-	const struct fleet_port *from = &f->ports[p->from];
-	char s[64], d[64];
-
-	ip_to_string(&p->src, s, sizeof(s), false);
-	ip_to_string(&p->dst, d, sizeof(d), false);
-	if (p->cm == FLEET_CM_FAILED)
-		because(c, FLEET_UNRESOLVED, p->from,
-			"RDMA CM on %s does not resolve %s from %s: %s", from->host, d, s,
-			p->cm_error);
-	else if (p->cm == FLEET_CM_RESOLVED &&
-		 (strcmp(p->cm_dev, from->rdma_dev) != 0 || p->cm_port != from->rdma_port))
-		because(c, FLEET_WRONG_PORT, p->from,
-			"RDMA CM on %s resolves %s from %s through %s port %u, not %s port %u (%s)",
-			from->host, d, s, p->cm_dev, p->cm_port,
-			from->rdma ? from->rdma_dev : "no RDMA device", from->rdma_port,
-			from->ifname);
-}
-
-/*
- * In the order the exchange meets them, the first one found: a GID missing
- * at either end, the request's route at the source, the destination's
- * reverse-path filter on its arrival, the reply's route at the destination
- * (RDMA CM needs both ways), ARP, then what RDMA CM itself answered.
- */
-static void judge_probe(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
-{
-	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
-	const struct fleet_probe *back = reverse_of(f, p);
-	char s[64], d[64];
-
-	ip_to_string(&p->src, s, sizeof(s), false);
-	ip_to_string(&p->dst, d, sizeof(d), false);
-	gid_because(f, p, c);
-	route_because(f, p, p->from, "to", c);
-	/* the request arrives at the destination's port; its answer leaves as back's route */
-	if (p->dst.family == AF_INET && to->rp_filter == 1 && back && back->route &&
-	    strcmp(back->route_dev, to->ifname) != 0)
-		because(c, FLEET_RP_FILTER, p->to,
-			"rp_filter=1 on %s of %s drops what comes from %s: its way back leaves "
-			"through %s",
-			to->ifname, to->host, s, back->route_dev);
-	/* a destination that sent no answers: its way back is unknown, not wrong */
-	if (back)
-		route_because(f, back, p->to, "back to", c);
-	if (p->probed && !judge_answers(f, p, c))
-		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
-			from->ifname, from->host);
-	cm_because(f, p, c);
-}
-
-/*
- * Two ports of one host: IP traffic between them stays in the host, but RDMA
- * CM resolves the peer by ARP out of the source port, which the destination
- * port answers for a request from one of its host's own addresses only with
- * accept_local=1, arp_filter=0 (check.c, judge_local) and no strict rp_filter
- * (the way back to a local address is no port). Judged by that ARP alone: the
- * route says local, as it should.
- */
-static void judge_local(const struct fleet *f, const struct fleet_probe *p, struct fleet_cell *c)
-{
-	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
-	char s[64], d[64];
-
-	gid_because(f, p, c);
-	if (!p->probed || judge_answers(f, p, c)) {
-		cm_because(f, p, c);
-		return;
-	}
-	ip_to_string(&p->src, s, sizeof(s), false);
-	ip_to_string(&p->dst, d, sizeof(d), false);
-	if (to->accept_local != 1 || to->arp_filter != 0)
-		because(c, FLEET_LOCAL_DROPPED, p->to,
-			"%s of %s drops ARP from its host's own address %s (accept_local=%d, "
-			"arp_filter=%d): RDMA CM from %s cannot resolve %s",
-			to->ifname, to->host, s, to->accept_local, to->arp_filter, from->ifname, d);
-	else if (to->rp_filter == 1)
-		because(c, FLEET_RP_FILTER, p->to,
-			"rp_filter=1 on %s of %s drops ARP from its host's own address %s: its way "
-			"back is local, not through the port",
-			to->ifname, to->host, s);
-	else
-		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s", d,
-			from->ifname, from->host);
-}
-
-static void port_down(const struct fleet_port *p, size_t i, struct fleet_cell *c)
-{
-	if (!p->up)
-		because(c, FLEET_PORT_DOWN, i, "%s of %s is down", p->ifname, p->host);
-	else if (p->rdma && strcmp(p->rdma_state, "ACTIVE") != 0)
-		because(c, FLEET_PORT_DOWN, i, "%s port %u of %s is %s", p->rdma_dev, p->rdma_port,
-			p->host, p->rdma_state);
-}
-
-/* an address of p the inventory lists and p does not hold now: p's pairs are not judged */
-static void stale_because(const struct fleet_port *p, size_t i, struct fleet_cell *c)
-{
-	char a[64];
-
-	for (size_t k = 0; k < p->n_addrs; k++)
-		if (p->addrs[k].stale) {
-			because(c, FLEET_STALE, i,
-				"the inventory lists %s on %s of %s, which does not hold it now: "
-				"the inventory is stale (take it again)",
-				ip_to_string(&p->addrs[k].ip, a, sizeof(a), true), p->ifname,
-				p->host);
-			return;
-		}
-}
-
 bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
 {
-	struct ibh_ip x = *addr, pa, px;
+	size_t bytes = a->len / 8;
+	unsigned int bits = a->len % 8;
 
+	/* the bytes the prefix covers whole, then the bits of the next (the join's hot path) */
 	if (a->family != addr->family)
 		return false;
-	x.len = a->len;
-	ip_prefix(&pa, a);
-	ip_prefix(&px, &x);
-	return ip_equal(&pa, &px);
-}
-
-/*
- * The addresses of p can talk: the destination is in the source's prefix (as
- * the source port lists it), or the route from the source goes through a
- * gateway in it (routed rails). A source address in another subnet than the
- * destination and without a gateway there (a second address of a port, in a
- * subnet no other port has) reaches it only through another port's prefix
- * route: no pair of addresses a port pair talks by.
- */
-static bool can_talk(const struct fleet *f, const struct fleet_probe *p)
-{
-	const struct fleet_port *from = &f->ports[p->from];
-
-	for (size_t k = 0; k < from->n_addrs; k++)
-		if (ip_same_address(&from->addrs[k].ip, &p->src))
-			return fleet_in_prefix(&from->addrs[k].ip, &p->dst) ||
-			       (p->route_via.family &&
-				fleet_in_prefix(&from->addrs[k].ip, &p->route_via));
-	return true;
-}
-
-/*
- * A port pair is judged, in each family, by the pairs of its addresses that
- * can talk (can_talk); where none can, by all of that family, so that a
- * route that leaves through the wrong port is still found (issue 38: a second address in a
- * subnet the other ports lack made working pairs wrong-port).
- */
-void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
-{
-	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
-	size_t first, n = probes_between(f, from, to, &first);
-	bool local = strcmp(a->host, b->host) == 0, any4 = false, any6 = false;
-
-	memset(ret, 0, sizeof(*ret));
-	if (local && (!b->local_delivery || (a->reported && !n))) {
-		because(ret, FLEET_LOCAL, from, "both ports on %s%s", a->host,
-			b->local_delivery ? ", no IPv4 address of one prefix: not judged"
-					  : ", which does not set AcceptLocal");
-		return;
-	}
-	stale_because(a, from, ret);
-	stale_because(b, to, ret);
-	port_down(a, from, ret);
-	port_down(b, to, ret);
-	/* each family on its own: an IPv4 pair that talks says nothing of IPv6's route */
-	for (size_t i = first; i < first + n; i++)
-		if (can_talk(f, &f->probes[i]))
-			*(f->probes[i].src.family == AF_INET ? &any4 : &any6) = true;
-	for (size_t i = first; i < first + n && ret->cause == FLEET_OK; i++) {
-		const struct fleet_probe *p = &f->probes[i];
-
-		if (!(p->src.family == AF_INET ? any4 : any6) || can_talk(f, p))
-			(local ? judge_local : judge_probe)(f, p, ret);
-	}
-	if (!n)
-		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
-			a->reported ? "checked no address of a common family" : "sent no answers");
+	for (size_t i = 0; i < bytes; i++)
+		if (a->a[i] != addr->a[i])
+			return false;
+	return !bits || ((a->a[bytes] ^ addr->a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
 }

@@ -39,6 +39,44 @@ struct fleet_addr {
 	bool gid;
 	/* the port's host said, checking, that the port no longer holds it: the inventory is stale */
 	bool stale;
+	/* the join (issue 39): the address's number among the fleet's distinct addresses */
+	uint32_t id;
+	/* another port the inventory lists with the same address, +1 (0: none) */
+	size_t conflict;
+	/* its host's routes from it to the fleet (classes, longest prefix first), facts.c */
+	struct fleet_class *classes;
+	size_t n_classes, cap_classes;
+	/* what RDMA CM answered from it to most peers (version 1), facts.c */
+	struct fleet_cm_value *cms;
+	size_t n_cms, cap_cms;
+	/* how many exact facts (facts.c) have it as source, and as destination */
+	uint32_t n_exact_from;
+	/* the classes came from a version-1 answer (every pair asked) */
+	bool v1;
+};
+
+/* a route from one address of a host to every peer of a prefix (answer version 2's class) */
+struct fleet_class {
+	struct ibh_ip peers; /* a prefix, or a whole address; len 0: the rest */
+	bool route;	     /* the kernel had one */
+	char route_dev[IF_NAMESIZE];
+	uint32_t route_table;
+	struct ibh_ip route_via;
+	size_t count;	 /* version 1: how many peers the host's answer sent this way */
+	size_t dev_port; /* the port route_dev names on the host, or SIZE_MAX */
+};
+
+/* what RDMA CM answered for a pair (strings interned: fleet.strings) */
+struct fleet_cm_value {
+	uint8_t cm; /* enum fleet_cm */
+	uint32_t dev, error, port;
+	size_t count;
+};
+
+/* a neighbour entry of a host for a fleet address, with another port's hardware address */
+struct fleet_neigh {
+	uint32_t peer;		/* address id */
+	uint32_t lladdr, state; /* interned */
 };
 
 /* one port of one host, as its --inventory says */
@@ -69,6 +107,16 @@ struct fleet_port {
 	bool host_routed;
 	/* its host's answers (step 2) were read */
 	bool reported;
+	/* another port with this hardware address, +1 (0: none); the address interned (facts.c) */
+	size_t hw_conflict;
+	uint32_t hw_id;
+	/* the host's neighbour entries of fleet addresses that name a wrong port (answer v2) */
+	struct fleet_neigh *neigh;
+	size_t n_neigh;
+	/* the host of the port: its number, by the order of the ports */
+	size_t host_index;
+	/* its host's rack or group, as the inventory says ("group"; optional): the page folds by it */
+	char group[64];
 };
 
 enum fleet_cm {
@@ -112,6 +160,10 @@ struct fleet {
 	/* the ports by host and name, and by hardware address (fleet_index): n_indexed of them */
 	const struct fleet_port **by_name, **by_hwaddr;
 	size_t n_indexed;
+	/* the join (issue 39, facts.c): what the answers said, by port and address */
+	struct fleet_facts *facts;
+	void (*facts_free)(struct fleet *f); /* set with facts: fleet_free calls it */
+	size_t n_hosts;
 };
 
 /* the verdicts and causes of a cell, one table (fleet.c) */
@@ -131,6 +183,9 @@ enum fleet_cause {
 	FLEET_NO_ANSWER,
 	FLEET_LOCAL_DROPPED,
 	FLEET_UNRESOLVED,
+	FLEET_ADDRESS_CONFLICT,
+	FLEET_HWADDR_CONFLICT,
+	FLEET_NEIGH_STALE,
 	FLEET_CAUSE_MAX,
 };
 
@@ -148,6 +203,8 @@ extern const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX];
 struct fleet_cell {
 	enum fleet_cause cause;
 	size_t at; /* a port */
+	/* the pair's ARP verdict: 0 none, 1 by its own probe, 2 derived from another host's */
+	int arp;
 	char why[256];
 };
 
@@ -168,5 +225,18 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 	       size_t *ret_error);
 /* addr is in the prefix of a (an address with its prefix length) */
 bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr);
-/* the verdict of the pair from port from to port to */
+/*
+ * The verdict of the pair from port from to port to; why: also the text of
+ * its cause (else ret->why is left empty, for speed)
+ */
+void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
+		      struct fleet_cell *ret);
+/* the verdict of the pair from port from to port to, with its why */
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret);
+/*
+ * The answers of --check --fleet (version 1 or 2, mixed) streamed from in,
+ * one document after another: -EINVAL (*ret_error the byte), -EEXIST a host twice
+ */
+int fleet_read_answers(struct fleet *f, FILE *in, size_t *ret_error);
+/* the inventory streamed from in, one document after another */
+int fleet_read_inventory(struct fleet *f, FILE *in, size_t *ret_error);

@@ -56,38 +56,45 @@ int join_read_file(const char *path, char **ret)
 }
 
 static int read_into(struct fleet *f, const char *path,
-		     int (*add)(struct fleet *, const struct json *), const char *what)
+		     int (*read)(struct fleet *, FILE *, size_t *), const char *what)
 {
-	char *text = NULL;
+	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
 	size_t at = 0;
 	int r;
 
-	r = join_read_file(path, &text);
-	if (r < 0)
-		return log_error_errno(r, "cannot read '%s': %m", path);
-	r = fleet_read(f, text, add, &at);
-	free(text);
-	if (r == -EEXIST)
+	if (!in)
+		return log_error_errno(-errno, "cannot read '%s': %m", path);
+	r = read(f, in, &at);
+	if (r >= 0 && ferror(in))
+		r = log_error_errno(-EIO, "cannot read '%s': %m", path);
+	else if (r == -EEXIST)
 		log_error("'%s': a host twice in %s, near byte %zu", path, what, at);
+	else if (r == -ENOMEM)
+		log_error("'%s': out of memory, near byte %zu", path, at);
 	else if (r < 0)
 		log_error("'%s' is no %s (ib-hook(8)), near byte %zu", path, what, at);
+	if (in != stdin)
+		fclose(in);
 	return r;
 }
 
 int join_run(const char *inventory, const char *const *answers, size_t n_answers,
-	     enum fleet_format format, FILE *out)
+	     enum fleet_format format, const struct fleet_options *o, FILE *out)
 {
 	struct fleet f = {};
 	int r;
 
-	r = read_into(&f, inventory, fleet_add_inventory, "joined inventory");
+	r = read_into(&f, inventory, fleet_read_inventory, "joined inventory");
 	if (r >= 0)
 		r = fleet_sort(&f);
 	for (size_t i = 0; r >= 0 && i < (n_answers ? n_answers : 1); i++)
-		r = read_into(&f, n_answers ? answers[i] : "-", fleet_add_probes,
+		r = read_into(&f, n_answers ? answers[i] : "-", fleet_read_answers,
 			      "answer of --check --fleet");
-	if (r >= 0)
-		r = fleet_print(&f, format, out);
+	if (r >= 0) {
+		r = fleet_print_with(&f, format, o, out);
+		if (r == -ENOENT)
+			log_error("--host %s: no such host in '%s'", o->host, inventory);
+	}
 	fleet_free(&f);
 	return r;
 }

@@ -19,4 +19,4 @@ int join_read_file(const char *path, char **ret);
  * when a file could not be read or is no such document (logged, naming it)
  */
 int join_run(const char *inventory, const char *const *answers, size_t n_answers,
-	     enum fleet_format format, FILE *out);
+	     enum fleet_format format, const struct fleet_options *o, FILE *out);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "facts.h"
 #include "fleet.h"
 #include "matrix.h"
 
@@ -49,24 +50,149 @@ bool matrix_ok(const struct fleet_matrix *m)
 	return !m->reason[0];
 }
 
+/* above this many hosts the page folds them into blocks */
+#define FOLD_HOSTS 256
+/* about this many blocks when folded */
+#define FOLD_BLOCKS 64
+
+/* the name without its trailing digits: hosts of one pattern share it */
+static size_t stem(const char *host)
+{
+	size_t n = strlen(host);
+
+	while (n && host[n - 1] >= '0' && host[n - 1] <= '9')
+		n--;
+	return n;
+}
+
+/*
+ * The hosts in blocks: each its own up to FOLD_HOSTS; above, runs of hosts
+ * whose names differ only in their trailing number (n1..n1024: one run),
+ * cut into about FOLD_BLOCKS blocks in all
+ */
+static int matrix_blocks(const struct fleet *f, struct fleet_matrix *m)
+{
+	size_t h = 0, size = (f->n_hosts + FOLD_BLOCKS - 1) / FOLD_BLOCKS, n = 0;
+
+	m->host_port = calloc(f->n_hosts + 1, sizeof(*m->host_port));
+	m->block_of_host = calloc(f->n_hosts + 1, sizeof(*m->block_of_host));
+	m->block_first = calloc(f->n_hosts + 1, sizeof(*m->block_first));
+	m->block_last = calloc(f->n_hosts + 1, sizeof(*m->block_last));
+	if (!m->host_port || !m->block_of_host || !m->block_first || !m->block_last)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_ports; i += f->ports[i].host_n)
+		m->host_port[h++] = i;
+	m->folded = f->n_hosts > FOLD_HOSTS;
+	for (h = 0; m->folded && h < f->n_hosts && !m->by_rack; h++)
+		m->by_rack = *f->ports[m->host_port[h]].group != '\0';
+	for (h = 0; h < f->n_hosts; h++) {
+		const char *name = f->ports[m->host_port[h]].host;
+		const char *group = f->ports[m->host_port[h]].group;
+		bool start = h == 0 || !m->folded;
+		size_t b = n;
+
+		if (m->by_rack) {
+			/* a block per rack or group the inventory names, in the order they come */
+			for (b = 0; b < n; b++)
+				if (strcmp(f->ports[m->host_port[m->block_first[b]]].group,
+					   group) == 0)
+					break;
+			if (b == n)
+				m->block_first[n++] = h;
+			m->block_of_host[h] = b;
+			m->block_last[b] = h;
+			continue;
+		}
+		if (!start) {
+			const char *prev = f->ports[m->host_port[h - 1]].host;
+
+			start = stem(prev) != stem(name) || strncmp(prev, name, stem(name)) != 0 ||
+				h - m->block_first[n - 1] >= size;
+		}
+		if (start)
+			m->block_first[n++] = h;
+		m->block_of_host[h] = n - 1;
+		m->block_last[n - 1] = h;
+	}
+	m->n_blocks = n;
+	m->counts = calloc(n * n * FLEET_CAUSE_MAX + 1, sizeof(*m->counts));
+	return m->counts ? 0 : -ENOMEM;
+}
+
+const uint32_t *matrix_block(const struct fleet_matrix *m, size_t a, size_t b)
+{
+	return &m->counts[(a * m->n_blocks + b) * FLEET_CAUSE_MAX];
+}
+
+/*
+ * A pair of two simple ports (facts.h) of two hosts, in one prefix: ok, and
+ * by which probe (c->arp), as the full judge would say; false: ask it
+ */
+static bool fast_ok(const struct fleet_fast *s, const struct fleet_fast *d, struct fleet_cell *c)
+{
+	uint8_t arp;
+
+	if (!s->simple || !d->simple || s->host == d->host || !fleet_in_prefix(&s->ip, &d->ip) ||
+	    d->segs == 2)
+		return false;
+	c->cause = FLEET_OK;
+	c->arp = 0;
+	/* no segment of askers holding the source: no probe judges the pair */
+	if (d->segs == 0 || !fleet_in_prefix(&d->seg, &s->ip))
+		return true;
+	arp = s->v1 ? d->v1_arp : d->probe_arp;
+	if (arp == FAST_ARP_OTHER)
+		return false;
+	c->arp = arp == FAST_ARP_OK ? (s->v1 ? 1 : 2) : 0;
+	return true;
+}
+
 int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 {
+	struct fleet_fast *fast, src;
+	struct fleet_cell c;
+	int r;
+
 	memset(m, 0, sizeof(*m));
-	m->cells = calloc(f->n_ports * f->n_ports + 1, sizeof(*m->cells));
-	if (!m->cells)
+	r = matrix_blocks(f, m);
+	if (r < 0)
+		return r;
+	fast = calloc(f->n_ports + 1, sizeof(*fast));
+	if (!fast)
 		return -ENOMEM;
-	for (size_t i = 0; i < f->n_ports; i++)
+	for (size_t j = 0; j < f->n_ports; j++)
+		facts_fast_dst(f, j, &fast[j]);
+	for (size_t i = 0; i < f->n_ports; i++) {
+		size_t bi = m->block_of_host[f->ports[i].host_index];
+
+		facts_fast_src(f, i, &src);
 		for (size_t j = 0; j < f->n_ports; j++) {
-			struct fleet_cell *c = &m->cells[i * f->n_ports + j];
+			size_t bj = m->block_of_host[f->ports[j].host_index];
 
 			if (i == j)
 				continue;
-			fleet_judge(f, i, j, c);
+			if (!fast_ok(&src, &fast[j], &c))
+				fleet_judge_pair(f, i, j, false, &c);
 			m->n++;
-			m->ok += c->cause == FLEET_OK;
-			m->local += c->cause == FLEET_LOCAL;
-			m->unknown += c->cause == FLEET_UNKNOWN;
+			m->ok += c.cause == FLEET_OK;
+			m->local += c.cause == FLEET_LOCAL;
+			m->unknown += c.cause == FLEET_UNKNOWN;
+			m->probed += c.arp == 1;
+			m->derived += c.arp == 2;
+			m->counts[(bi * m->n_blocks + bj) * FLEET_CAUSE_MAX + c.cause]++;
+			if (!matrix_failing(&c))
+				continue;
+			if (array_grow(&m->fails, &m->cap_fails, m->n_fails, sizeof(*m->fails),
+				       1024) < 0) {
+				free(fast);
+				return -ENOMEM;
+			}
+			m->fails[m->n_fails++] = (struct fleet_fail){ .k = i * f->n_ports + j,
+								      .at = (uint32_t)c.at,
+								      .cause = (uint8_t)c.cause };
 		}
+	}
+	free(fast);
 	m->not_ok = m->n - m->ok - m->local - m->unknown;
 	matrix_reason(f, m);
 	return 0;
@@ -97,31 +223,29 @@ int matrix_groups(const struct fleet *f, struct fleet_matrix *m, struct fleet_gr
 		  size_t *n_ret)
 {
 	struct fleet_group *g = NULL;
-	size_t n = 0, cap = 0, failing = 0, *slot, *fill = NULL;
+	size_t n = 0, cap = 0, *slot, *fill = NULL;
 
 	slot = calloc((size_t)FLEET_CAUSE_MAX * f->n_ports + 1, sizeof(*slot));
 	if (!slot)
 		return -ENOMEM;
-	for (size_t k = 0; k < f->n_ports * f->n_ports; k++) {
-		const struct fleet_cell *c = &m->cells[k];
-		size_t *s;
+	for (size_t x = 0; x < m->n_fails; x++) {
+		const struct fleet_fail *c = &m->fails[x];
+		size_t *s = &slot[(size_t)c->cause * f->n_ports + c->at];
 
-		if (k / f->n_ports == k % f->n_ports || !matrix_failing(c))
-			continue;
-		s = &slot[(size_t)c->cause * f->n_ports + c->at];
 		if (!*s) {
 			if (array_grow(&g, &cap, n, sizeof(*g), 8) < 0)
 				goto nomem;
-			g[n++] = (struct fleet_group){ .cause = c->cause, .at = c->at, .first = k };
+			g[n++] = (struct fleet_group){ .cause = c->cause,
+						       .at = c->at,
+						       .first = c->k };
 			*s = n;
 		}
 		g[*s - 1].pairs++;
-		failing++;
 	}
 	if (n)
 		qsort(g, n, sizeof(*g), group_cmp);
 	/* each group's place in by_group, in the order of the groups */
-	m->by_group = malloc((failing + 1) * sizeof(*m->by_group));
+	m->by_group = malloc((m->n_fails + 1) * sizeof(*m->by_group));
 	fill = malloc((n + 1) * sizeof(*fill));
 	if (!m->by_group || !fill)
 		goto nomem;
@@ -130,12 +254,10 @@ int matrix_groups(const struct fleet *f, struct fleet_matrix *m, struct fleet_gr
 		fill[i] = at;
 		slot[(size_t)g[i].cause * f->n_ports + g[i].at] = i + 1;
 	}
-	for (size_t k = 0; k < f->n_ports * f->n_ports; k++) {
-		const struct fleet_cell *c = &m->cells[k];
+	for (size_t x = 0; x < m->n_fails; x++) {
+		const struct fleet_fail *c = &m->fails[x];
 
-		if (k / f->n_ports == k % f->n_ports || !matrix_failing(c))
-			continue;
-		m->by_group[fill[slot[(size_t)c->cause * f->n_ports + c->at] - 1]++] = k;
+		m->by_group[fill[slot[(size_t)c->cause * f->n_ports + c->at] - 1]++] = c->k;
 	}
 	free(fill);
 	free(slot);
@@ -153,10 +275,14 @@ nomem:
 
 void matrix_free(struct fleet_matrix *m)
 {
-	free(m->cells);
+	free(m->fails);
 	free(m->by_group);
-	m->cells = NULL;
-	m->by_group = NULL;
+	free(m->host_port);
+	free(m->block_of_host);
+	free(m->block_first);
+	free(m->block_last);
+	free(m->counts);
+	memset(m, 0, sizeof(*m));
 }
 
 void matrix_summary(FILE *out, const struct fleet_matrix *m)
@@ -166,6 +292,7 @@ void matrix_summary(FILE *out, const struct fleet_matrix *m)
 		fprintf(out, ", %zu local (not judged)", m->local);
 	if (m->unknown)
 		fprintf(out, ", %zu unknown", m->unknown);
+	fprintf(out, "; ARP probed for %zu, derived for %zu", m->probed, m->derived);
 }
 
 void matrix_html_text(FILE *out, const char *s)
@@ -186,32 +313,59 @@ void matrix_html_text(FILE *out, const char *s)
 	}
 }
 
+static void fold_port(const struct fleet *f, size_t i, bool html, FILE *out)
+{
+	if (html) {
+		matrix_html_text(out, f->ports[i].host);
+		fprintf(out, " ");
+		matrix_html_text(out, f->ports[i].ifname);
+	} else
+		fprintf(out, "%s %s", f->ports[i].host, f->ports[i].ifname);
+}
+
+/*
+ * The pairs of group g, folded: a line per source port (a list item in
+ * HTML); max: at most so many lines, each of so many destinations, then
+ * how many more (0: all)
+ */
+void matrix_fold_capped(const struct fleet *f, const struct fleet_matrix *m,
+			const struct fleet_group *g, bool html, size_t max, FILE *out)
+{
+	size_t lines = 0, skipped = 0;
+
+	for (size_t x = g->list; x < g->list + g->pairs;) {
+		size_t i = m->by_group[x] / f->n_ports, end = x, n;
+
+		/* the cells are in order: a source port's pairs come together */
+		while (end < g->list + g->pairs && m->by_group[end] / f->n_ports == i)
+			end++;
+		if (max && lines == max) {
+			skipped += end - x;
+			x = end;
+			continue;
+		}
+		fprintf(out, html ? "<li>" : "  ");
+		fold_port(f, i, html, out);
+		fprintf(out, html ? " &rarr;" : " ->");
+		n = max && end - x > max ? max : end - x;
+		for (size_t y = x; y < x + n; y++) {
+			fprintf(out, " ");
+			fold_port(f, m->by_group[y] % f->n_ports, html, out);
+		}
+		if (n < end - x)
+			fprintf(out, " and %zu more", end - x - n);
+		fprintf(out, "%s", html ? "</li>\n" : "\n");
+		lines++;
+		x = end;
+	}
+	if (skipped)
+		fprintf(out, html ? "<li>and %zu more pairs</li>\n" : "  and %zu more pairs\n",
+			skipped);
+}
+
 /* the pairs of group g, folded: a line per source port (a list item in HTML) */
 void matrix_fold(const struct fleet *f, const struct fleet_matrix *m, const struct fleet_group *g,
 		 bool html, FILE *out)
 {
-	for (size_t x = g->list; x < g->list + g->pairs; x++) {
-		size_t i = m->by_group[x] / f->n_ports, j = m->by_group[x] % f->n_ports;
-		/* the cells are in order: a source port's pairs come together */
-		bool any = x > g->list && m->by_group[x - 1] / f->n_ports == i,
-		     last = x + 1 == g->list + g->pairs || m->by_group[x + 1] / f->n_ports != i;
-
-		if (!any && html) {
-			fprintf(out, "<li>");
-			matrix_html_text(out, f->ports[i].host);
-			fprintf(out, " ");
-			matrix_html_text(out, f->ports[i].ifname);
-			fprintf(out, " &rarr;");
-		} else if (!any)
-			fprintf(out, "  %s %s ->", f->ports[i].host, f->ports[i].ifname);
-		if (html) {
-			fprintf(out, " ");
-			matrix_html_text(out, f->ports[j].host);
-			fprintf(out, " ");
-			matrix_html_text(out, f->ports[j].ifname);
-		} else
-			fprintf(out, " %s %s", f->ports[j].host, f->ports[j].ifname);
-		if (last)
-			fprintf(out, html ? "</li>\n" : "\n");
-	}
+	matrix_fold_capped(f, m, g, html, 0, out);
 }

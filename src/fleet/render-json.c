@@ -17,35 +17,48 @@ static void json_port(FILE *out, const char *key, const struct fleet_port *p)
 	fprintf(out, "}");
 }
 
-void render_json(const struct fleet *f, const struct fleet_matrix *m, const struct fleet_group *g,
-		 size_t n_groups, FILE *out)
+/* up to this many ports every pair is listed; above, the failing ones (unless all are asked for) */
+#define ALL_PAIRS_MAX_PORTS 256
+
+static void json_pair(FILE *out, const struct fleet *f, size_t i, size_t j, bool first)
 {
-	bool first = true;
+	struct fleet_cell c;
+
+	fleet_judge(f, i, j, &c);
+	fprintf(out, "%s{", first ? "" : ",");
+	json_port(out, "from", &f->ports[i]);
+	fprintf(out, ",");
+	json_port(out, "to", &f->ports[j]);
+	fprintf(out, ",\"verdict\":\"%s\"", fleet_cause_word(c.cause));
+	if (matrix_failing(&c)) {
+		fprintf(out, ",");
+		json_port(out, "at", &f->ports[c.at]);
+		fprintf(out, ",\"why\":");
+		report_json_string(out, c.why);
+	}
+	fprintf(out, "}");
+}
+
+void render_json(const struct fleet *f, const struct fleet_matrix *m, const struct fleet_group *g,
+		 size_t n_groups, const struct fleet_options *o, FILE *out)
+{
+	bool all = o->all_pairs || f->n_ports <= ALL_PAIRS_MAX_PORTS;
 
 	fprintf(out,
 		"{\"version\":1,\"summary\":{\"pairs\":%zu,\"ok\":%zu,\"not_ok\":%zu,\"local\":%zu,"
-		"\"unknown\":%zu},\"pairs\":[",
-		m->n, m->ok, m->not_ok, m->local, m->unknown);
-	for (size_t i = 0; i < f->n_ports; i++)
-		for (size_t j = 0; j < f->n_ports; j++) {
-			const struct fleet_cell *c = &m->cells[i * f->n_ports + j];
-
-			if (i == j)
-				continue;
-			fprintf(out, "%s{", first ? "" : ",");
-			json_port(out, "from", &f->ports[i]);
-			fprintf(out, ",");
-			json_port(out, "to", &f->ports[j]);
-			fprintf(out, ",\"verdict\":\"%s\"", fleet_cause_word(c->cause));
-			if (matrix_failing(c)) {
-				fprintf(out, ",");
-				json_port(out, "at", &f->ports[c->at]);
-				fprintf(out, ",\"why\":");
-				report_json_string(out, c->why);
-			}
-			fprintf(out, "}");
-			first = false;
-		}
+		"\"unknown\":%zu,\"arp_probed\":%zu,\"arp_derived\":%zu},\"listed\":\"%s\","
+		"\"pairs\":[",
+		m->n, m->ok, m->not_ok, m->local, m->unknown, m->probed, m->derived,
+		all ? "all" : "failing");
+	if (all) {
+		for (size_t i = 0; i < f->n_ports; i++)
+			for (size_t j = 0; j < f->n_ports; j++)
+				if (i != j)
+					json_pair(out, f, i, j, i == 0 && j == 1);
+	} else
+		for (size_t x = 0; x < m->n_fails; x++)
+			json_pair(out, f, m->fails[x].k / f->n_ports, m->fails[x].k % f->n_ports,
+				  x == 0);
 	fprintf(out, "],\"causes\":[");
 	for (size_t k = 0; k < n_groups; k++) {
 		fprintf(out, "%s{\"cause\":\"%s\",", k ? "," : "", fleet_cause_word(g[k].cause));

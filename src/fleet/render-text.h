@@ -8,6 +8,7 @@
 struct fleet;
 struct fleet_group;
 struct fleet_matrix;
+struct fleet_options;
 
 void render_text(const struct fleet *f, const struct fleet_matrix *m, const struct fleet_group *g,
-		 size_t n_groups, FILE *out);
+		 size_t n_groups, const struct fleet_options *o, FILE *out);

@@ -5,7 +5,10 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "matrix.h"
 
 struct fleet;
 
@@ -17,3 +20,6 @@ enum fleet_format {
 
 /* the matrix in format: 0 when no pair is not ok, 1 when one is, -ENOMEM */
 int fleet_print(const struct fleet *f, enum fleet_format format, FILE *out);
+/* the same, with options; -ENOENT: no such host */
+int fleet_print_with(const struct fleet *f, enum fleet_format format, const struct fleet_options *o,
+		     FILE *out);

@@ -100,7 +100,7 @@ check "steps 1-3 with ib-hook on every host but $n" steps
 expect not-applied "$n" -
 sed -n '1p' "$T_DIR/matrix.txt" | sed 's/^/# /'
 
-healthy "992 pairs: 908 ok, 0 not ok, 84 local (not judged)"
+healthy "992 pairs: 908 ok, 0 not ok, 84 local (not judged); ARP probed for 908, derived for 0"
 check "  the page has a cell per pair" test "$(grep -o '<td class="cell ' "$T_DIR/matrix.html" | wc -l)" = 992
 valid_all
 check "  the page fetches nothing" lacks '<[sS][cC][rR][iI][pP][tT]|<[lL][iI][nN][kK]|[sS][rR][cC]=|[hH][tT][tT][pP][sS]?://' cat "$T_DIR/matrix.html"

@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Synthetic documents of the fleet view (issue 39): the joined inventory of
+H hosts x P ports in one subnet and every host's answer of --check --fleet
+--json, in version 1 (a record per pair) or version 2 (routes by class,
+ARP probed once per address by one other host), healthy or with faults
+injected; and, for the faults, the failing pairs the join must name (cause
+and place), computed here on their own. Deterministic: the same arguments
+give the same bytes. Nothing touches the network.
+
+    bench/join_docs.py --hosts H --ports P [--version 1|2] [--fault KIND:H:P[:K:Q]]...
+                       --out DIR [--expect FILE]
+
+Hosts are n1..nH, ports ib0..ib(P-1); port p of host h holds 10.H.L.(p+1)/8
+(H, L: h's high and low byte) and hardware address 02:00:00:H:L:p. Faults:
+no-rule (the port's rule lost: the main table sends from its address
+through ib0), wrong-port (its table sends through the next port),
+arp-flux (it answers ARP for its host's other addresses), port-down,
+no-answer (nothing answers ARP for its address), address-conflict H:P:K:Q
+(port Q of K lists P of H's address), hwaddr-conflict H:P:K:Q (Q of K has
+P of H's hardware address), neigh-stale H:P:K:Q (version 2: H's neighbour
+table holds Q of K's address on P with another port's hardware address).
+--rack N: the inventory names each host's rack ("group"), N hosts each.
+"""
+import argparse
+import os
+import sys
+
+
+def addr(h, p):
+    return f"10.{h >> 8}.{h & 255}.{p + 1}"
+
+
+def hw(h, p):
+    return f"02:00:00:{h >> 8:02x}:{h & 255:02x}:{p:02x}"
+
+
+class Fleet:
+    def __init__(self, hosts, ports, faults, rack=0):
+        self.H, self.P, self.rack = hosts, ports, rack
+        self.f = {}
+        for spec in faults:
+            w = spec.split(":")
+            k = w[0]
+            at = (int(w[1]), int(w[2]))
+            other = (int(w[3]), int(w[4])) if len(w) > 4 else None
+            self.f.setdefault(k, []).append((at, other))
+        self.addr = {(h, p): addr(h, p) for h in range(1, hosts + 1) for p in range(ports)}
+        self.hw = {(h, p): hw(h, p) for h in range(1, hosts + 1) for p in range(ports)}
+        for at, other in self.f.get("address-conflict", []):
+            self.addr[other] = self.addr[at]
+        for at, other in self.f.get("hwaddr-conflict", []):
+            self.hw[other] = self.hw[at]
+        self.down = {at for at, _ in self.f.get("port-down", [])}
+        self.norule = {at for at, _ in self.f.get("no-rule", [])}
+        self.wrong = {at for at, _ in self.f.get("wrong-port", [])}
+        self.flux = {at for at, _ in self.f.get("arp-flux", [])}
+        self.silent = {at for at, _ in self.f.get("no-answer", [])}
+        self.neigh = {(at, o) for at, o in self.f.get("neigh-stale", [])}
+        self.hwc = {x for at, o in self.f.get("hwaddr-conflict", []) for x in (at, o)}
+        self.adc = {x for at, o in self.f.get("address-conflict", []) for x in (at, o)}
+
+    def ports_of(self):
+        return [(h, p) for h in range(1, self.H + 1) for p in range(self.P)]
+
+    def route(self, x):
+        """(dev, table) from x's address to every peer"""
+        h, p = x
+        if x in self.norule:
+            return "ib0", 254
+        if x in self.wrong:
+            return f"ib{(p + 1) % self.P}", 1000 + p
+        return f"ib{p}", 1000 + p
+
+    def answers(self, y):
+        """the hardware addresses that answer ARP for y's address"""
+        if y in self.silent:
+            return []
+        out = [self.hw[y]]
+        h, q = y
+        for fh, fp in self.flux:
+            if fh == h and fp != q:
+                out.append(self.hw[(fh, fp)])
+        for at, o in self.f.get("address-conflict", []):
+            if y in (at, o):
+                out = [self.hw[at], self.hw[o]]
+        return out
+
+    def inventory(self, out):
+        for h in range(1, self.H + 1):
+            ps = []
+            for p in range(self.P):
+                x = (h, p)
+                ps.append(
+                    '{"interface":"ib%d","up":%s,"hwaddr":"%s","addresses":["%s/8"],'
+                    '"routed":%s,"arp_ignore":%d,"arp_filter":0,"rp_filter":0,'
+                    '"accept_local":0,"local_delivery":false,"rdma":null}'
+                    % (p, "false" if x in self.down else "true", self.hw[x], self.addr[x],
+                       "false" if x in self.norule else "true", 0 if x in self.flux else 1))
+            group = ',"group":"rack%d"' % ((h - 1) // self.rack + 1) if self.rack else ""
+            out.write('{"version":1,"host":"n%d"%s,"ports":[%s]}\n' % (h, group, ",".join(ps)))
+
+    def v1(self, out):
+        for h in range(1, self.H + 1):
+            out.write('{"version":1,"host":"n%d","rdma_cm":"not asked","probes":[' % h)
+            first = True
+            for p in range(self.P):
+                x = (h, p)
+                dev, table = self.route(x)
+                head = '{"interface":"ib%d","address":"%s","peer_host":"n' % (p, self.addr[x])
+                tail = '","route_dev":"%s","route_table":%d,"route_via":null,"arp":' % (dev, table)
+                for k in range(1, self.H + 1):
+                    if k == h:
+                        continue
+                    for q in range(self.P):
+                        y = (k, q)
+                        arp = "null" if x in self.down else \
+                            "[" + ",".join('"%s"' % a for a in self.answers(y)) + "]"
+                        out.write('%s%s%d","peer_interface":"ib%d","peer":"%s%s%s,"rdma_cm":null}'
+                                  % ("" if first else ",", head, k, q, self.addr[y], tail, arp))
+                        first = False
+            out.write("]}\n")
+
+    def prober(self, y):
+        """the host asking for y's address, and its first port that is up"""
+        k = y[0] % self.H + 1
+        for p in range(self.P):
+            if (k, p) not in self.down:
+                return (k, p)
+        return None
+
+    def v2(self, out):
+        asks = {}
+        for y in self.ports_of():
+            x = self.prober(y)
+            if x:
+                asks.setdefault(x[0], []).append((x, y))
+        for h in range(1, self.H + 1):
+            src = []
+            for p in range(self.P):
+                x = (h, p)
+                dev, table = self.route(x)
+                src.append('{"interface":"ib%d","address":"%s","classes":[{"peers":"rest",'
+                           '"route_dev":"%s","route_table":%d,"route_via":null}]}'
+                           % (p, self.addr[x], dev, table))
+            arp = ['{"interface":"ib%d","address":"%s","peer":"%s","answers":[%s]}'
+                   % (x[1], self.addr[x], self.addr[y],
+                      ",".join('"%s"' % a for a in self.answers(y)))
+                   for x, y in asks.get(h, [])]
+            neigh = ['{"interface":"ib%d","peer":"%s","lladdr":"%s","state":"permanent"}'
+                     % (at[1], self.addr[o], self.hw[(o[0], (o[1] + 1) % self.P)])
+                     for at, o in self.neigh if at[0] == h]
+            out.write('{"version":2,"host":"n%d","rdma_cm":"not asked","stale":[],'
+                      '"probing":{"probers":1,"rate":2000,"window_ms":%d,"requests":%d,'
+                      '"retries":0,"answered":%d},"sources":[%s],"arp":[%s],'
+                      '"rdma_cm_probes":[],"neigh":[%s]}\n'
+                      % (h, 1 + len(arp) // 2, len(arp), len(arp), ",".join(src),
+                         ",".join(arp), ",".join(neigh)))
+
+    def expect(self, out):
+        """every failing pair: FROM-HOST FROM-PORT TO-HOST TO-PORT CAUSE AT-HOST AT-PORT"""
+        for x in self.ports_of():
+            for y in self.ports_of():
+                if x[0] == y[0]:
+                    continue
+                c = self.cause(x, y)
+                if c:
+                    out.write("n%d ib%d n%d ib%d %s n%d ib%d\n"
+                              % (x[0], x[1], y[0], y[1], c[0], c[1][0], c[1][1]))
+
+    def cause(self, x, y):
+        """the judge's order (fleet.c): down, hardware and address conflicts, routes, ARP, neighbours"""
+        for z in (x, y):
+            if z in self.down:
+                return "port-down", z
+        for z in (x, y):
+            if z in self.hwc:
+                return "hwaddr-conflict", z
+        for z in (y, x):
+            if z in self.adc:
+                return "address-conflict", z
+        for z in (x, y):
+            if z in self.norule:
+                return "no-rule", z
+            if z in self.wrong:
+                return "wrong-port", z
+        for a in self.answers(y):
+            if a != self.hw[y]:
+                return "arp-flux", next(z for z in self.ports_of() if self.hw[z] == a)
+        if not self.answers(y):
+            return "no-answer", y
+        if (x, y) in self.neigh:
+            return "neigh-stale", x
+        return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hosts", type=int, required=True)
+    ap.add_argument("--ports", type=int, required=True)
+    ap.add_argument("--version", type=int, default=2, choices=(1, 2))
+    ap.add_argument("--fault", action="append", default=[])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--expect")
+    ap.add_argument("--rack", type=int, default=0, help="hosts per rack: the inventory's group")
+    a = ap.parse_args()
+    f = Fleet(a.hosts, a.ports, a.fault, a.rack)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "inventory.json"), "w") as out:
+        f.inventory(out)
+    with open(os.path.join(a.out, "answers.json"), "w", buffering=1 << 20) as out:
+        (f.v1 if a.version == 1 else f.v2)(out)
+    if a.expect:
+        with open(a.expect, "w") as out:
+            f.expect(out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The join at cluster scale (issue 39), on synthetic documents of 64 hosts x
+# 8 ports (bench/join_docs.py; no namespace, nothing of the network): every
+# fault kind the generator injects is named exactly (cause and place, every
+# pair, against the pairs the generator computes on its own), in answers of
+# version 1 (a record per pair), version 2 (routes by class, each address's
+# ARP probed by one other host: the rest derived) and both mixed, which give
+# the same verdicts; the summary says the coverage; the text stays one
+# screen; JSON lists the failing pairs (all with --all-pairs); the page
+# draws host blocks and a host's own port matrix; bad input is an error.
+. "$(dirname "$0")/../lib.sh"
+src=${IB_HOOK_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+t_require python3
+trap 'rm -rf "$T_DIR"' EXIT
+gen() { python3 "$src/bench/join_docs.py" --hosts 64 --ports 8 "$@"; }
+
+faults="--fault no-rule:3:2 --fault wrong-port:5:1 --fault arp-flux:7:3 --fault port-down:9:0
+	--fault no-answer:11:4 --fault address-conflict:13:1:14:2 --fault hwaddr-conflict:20:5:21:6"
+# shellcheck disable=SC2086
+gen --version 1 $faults --out "$T_DIR/v1" --expect "$T_DIR/expect"
+# shellcheck disable=SC2086
+gen --version 2 $faults --out "$T_DIR/v2"
+# shellcheck disable=SC2086
+gen --version 2 $faults --fault neigh-stale:30:1:31:2 --out "$T_DIR/v2n" --expect "$T_DIR/expect-n"
+# the first 32 hosts' answers of version 1, the others' of version 2, in one file
+{ head -n 32 "$T_DIR/v1/answers.json" && tail -n 32 "$T_DIR/v2/answers.json"; } >"$T_DIR/mixed.json"
+
+# same MATRIX EXPECT: the failing pairs of MATRIX are exactly EXPECT's lines
+same() {
+	python3 - "$@" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = {(p["from"]["host"], p["from"]["interface"], p["to"]["host"], p["to"]["interface"],
+        p["verdict"], p["at"]["host"], p["at"]["interface"])
+       for p in m["pairs"] if p["verdict"] not in ("ok", "local")}
+want = {tuple(l.split()) for l in open(sys.argv[2])}
+causes = sorted({w[4] for w in want})
+print("#   %d failing pairs wanted, %d got; %d missing, %d not wanted; causes %s"
+      % (len(want), len(got), len(want - got), len(got - want), " ".join(causes)))
+for w in sorted(want - got)[:3] + sorted(got - want)[:3]:
+    print("#     " + " ".join(w))
+s = m["summary"]
+sys.exit(not (got == want and m["listed"] == "failing" and s["not_ok"] == len(want)
+              and s["pairs"] == 512 * 511 and s["local"] == 64 * 8 * 7))
+PY
+}
+for v in v1 v2 mixed; do
+	ans=$T_DIR/$v/answers.json
+	[ "$v" = mixed ] && ans=$T_DIR/mixed.json
+	expect_rc "$v: the join says not ok" 1 "$IB_HOOK" --join --fleet "$T_DIR/v1/inventory.json" --json "$ans"
+	cp "$T_DIR/out" "$T_DIR/$v.json"
+	check "  every fault named exactly, at the right host and port" same "$T_DIR/$v.json" "$T_DIR/expect"
+done
+expect_rc "v2 with a stale neighbour entry: not ok" 1 "$IB_HOOK" --join --fleet "$T_DIR/v2n/inventory.json" --json "$T_DIR/v2n/answers.json"
+cp "$T_DIR/out" "$T_DIR/v2n.json"
+check "  neigh-stale named at the host holding the entry, the rest as before" same "$T_DIR/v2n.json" "$T_DIR/expect-n"
+check "  the new causes are in the expectation" grep -q ' neigh-stale n30 ib1$' "$T_DIR/expect-n"
+
+# coverage: version 1 probes every pair itself; version 2 derives most
+cov() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(s["arp_probed"], s["arp_derived"])' "$1"; }
+read -r p1 d1 <<<"$(cov "$T_DIR/v1.json")"
+read -r p2 d2 <<<"$(cov "$T_DIR/v2.json")"
+echo "# coverage: v1 probed $p1 derived $d1; v2 probed $p2 derived $d2"
+check "  v1: every ARP verdict probed by its own source" test "$d1" = 0 -a "$p1" -gt 200000
+check "  v2: most derived, the pairs of each address's prober probed" test "$d2" -gt 200000 -a "$p2" -gt 0 -a "$p2" -lt 2000
+
+"$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" "$T_DIR/v2/answers.json" >"$T_DIR/text"
+head -n 1 "$T_DIR/text" | sed 's/^/# /'
+check "the summary line says the coverage" grep -Eq '^261632 pairs: [0-9]+ ok, [0-9]+ not ok, 3584 local \(not judged\); ARP probed for [0-9]+, derived for [0-9]+$' "$T_DIR/text"
+check "  the text stays one screen (at most 100 lines)" test "$(wc -l <"$T_DIR/text")" -le 100
+check "  and says how many more" grep -q ' and [0-9]* more' "$T_DIR/text"
+"$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --all-pairs "$T_DIR/v2/answers.json" >"$T_DIR/text-all"
+check "  --all-pairs lists every failing pair" test "$(grep -c ' -> ' "$T_DIR/text-all")" -gt "$(grep -c ' -> ' "$T_DIR/text")"
+"$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --json --all-pairs "$T_DIR/v2/answers.json" >"$T_DIR/all.json"
+check "  --json --all-pairs lists every pair" python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); sys.exit(not (m["listed"] == "all" and len(m["pairs"]) == 261632))' "$T_DIR/all.json"
+
+# the page: 64 hosts, a cell per host pair; a host's own port matrix on request
+"$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --html "$T_DIR/v2/answers.json" >"$T_DIR/page.html"
+check "the page: a block per host pair (64 x 64)" test "$(grep -o '<td class="[a-z-]*" title=' "$T_DIR/page.html" | wc -l)" = 4096
+check "  n8 -> n7: arp-flux with its count (n7 ib3 answers for its 7 other ports: 56 of 64 pairs)" \
+	grep -q '<td class="arp-flux" title="n8 -&gt; n7: 64 pairs, 8 ok, 56 arp-flux">56</td>' "$T_DIR/page.html"
+check "  fetches nothing" lacks '<[sS][cC][rR][iI][pP][tT]|<[lL][iI][nN][kK]|[sS][rR][cC]=|[hH][tT][tT][pP][sS]?://' cat "$T_DIR/page.html"
+"$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --html --host n7 "$T_DIR/v2/answers.json" >"$T_DIR/n7.html"
+check "--host n7: n7's ports against the hosts it has failing pairs with" grep -q "<td class=\"cell arp-flux\" title=\"n1 ib0 -> n7 ib0: arp-flux at n7 ib3" "$T_DIR/n7.html"
+expect_rc "--host of no such host: exit 2" 2 "$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --html --host nx "$T_DIR/v2/answers.json"
+expect_rc "--host without --html: exit 2" 2 "$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" --host n7 "$T_DIR/v2/answers.json"
+
+# bad input: a clear error naming the byte, nothing printed
+head -c 100000 "$T_DIR/v2/answers.json" >"$T_DIR/cut.json"
+expect_rc "an answer cut short: exit 2" 2 "$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" "$T_DIR/cut.json"
+check "  says where" grep -q "is no answer of --check --fleet (ib-hook(8)), near byte" "$T_DIR/err"
+sed '1s/"version":2/"version":3/' "$T_DIR/v2/answers.json" >"$T_DIR/v3.json"
+expect_rc "an answer of an unknown version: exit 2" 2 "$IB_HOOK" --join --fleet "$T_DIR/v2/inventory.json" "$T_DIR/v3.json"
+done_testing
