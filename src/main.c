@@ -434,7 +434,7 @@ static int fleet_main(const struct cli *cli, int argc, char *argv[])
 		struct ibh_config config;
 		struct ibh_config_error cerr = {};
 		char files[IBH_CONFIG_FILES_SIZE];
-		struct probe_opts o = { .format = 1 }; /* 2 once the join reads it */
+		struct probe_opts o = { .format = 2 };
 		const char *format = getenv("IB_HOOK_FLEET_FORMAT");
 
 		/* [Fleet] of this host's configuration: the same on every host, as the lab gives it */

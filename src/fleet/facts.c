@@ -508,10 +508,12 @@ static int route_of(const struct json *o, struct fleet_class *c, size_t hint)
 {
 	const char *dev = get_string(o, "route_dev", hint),
 		   *via = get_string(o, "route_via", hint + 2);
-	const struct json *table = get(o, "route_table", hint + 1);
+	const struct json *table = get(o, "route_table", hint + 1),
+			  *bound = get(o, "route_bound", hint + 3);
 	double t = table && table->type == JSON_NUMBER ? table->n : 0;
 
 	memset(c, 0, sizeof(*c));
+	c->bound = bound && bound->type == JSON_BOOL ? bound->b : -1;
 	if (!dev)
 		return 0;
 	if (strlen(dev) >= sizeof(c->route_dev))
@@ -537,7 +539,7 @@ static size_t dev_port(const struct fleet *f, size_t port, const struct fleet_cl
 
 static bool route_same(const struct fleet_class *a, const struct fleet_class *b)
 {
-	return a->route == b->route && strcmp(a->route_dev, b->route_dev) == 0 &&
+	return a->route == b->route && a->bound == b->bound && strcmp(a->route_dev, b->route_dev) == 0 &&
 	       a->route_table == b->route_table && a->route_via.family == b->route_via.family &&
 	       (!a->route_via.family || ip_same_address(&a->route_via, &b->route_via));
 }
@@ -781,10 +783,13 @@ static int add_source(struct fleet *f, struct answer *d, const struct json *o)
 			if (peers->type == JSON_ARRAY) {
 				const struct json *e = peers->items[m];
 
-				if (e->type != JSON_STRING ||
-				    ip_from_record(e->s, &cl.peers, strchr(e->s, '/') != NULL) <
-					    0 ||
-				    !cl.peers.family)
+				/* "rest" among prefixes: the rest class also names exceptions */
+				if (e->type == JSON_STRING && strcmp(e->s, "rest") == 0)
+					memset(&cl.peers, 0, sizeof(cl.peers));
+				else if (e->type != JSON_STRING ||
+					 ip_from_record(e->s, &cl.peers,
+							strchr(e->s, '/') != NULL) < 0 ||
+					 !cl.peers.family)
 					return -EINVAL;
 			} else
 				memset(&cl.peers, 0, sizeof(cl.peers));

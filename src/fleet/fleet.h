@@ -64,6 +64,12 @@ struct fleet_class {
 	struct ibh_ip route_via;
 	size_t count;	 /* version 1: how many peers the host's answer sent this way */
 	size_t dev_port; /* the port route_dev names on the host, or SIZE_MAX */
+	/*
+	 * route_bound of answer version 2: 1 when a lookup bound to the source's
+	 * own port finds a route through it, 0 when not, -1 unknown (version 1,
+	 * or a kernel without RTM_F_FIB_MATCH)
+	 */
+	int8_t bound;
 };
 
 /* what RDMA CM answered for a pair (strings interned: fleet.strings) */

@@ -260,6 +260,24 @@ static void conflict_because(const struct fleet *f, const struct pair *p, struct
 }
 
 /*
+ * Whether the reply's way back (back: from the destination's address to the
+ * source's), leaving through another port than the destination's own, still
+ * carries the pair, as measured with RDMA CM's passive side in the soft-RoCE
+ * VM pair (tests/vm/reply.sh, doc/fleet.md "The reply's route, measured"):
+ * yes where a lookup bound to the destination port finds a route through it
+ * (route_bound of answer version 2) and the port does not drop the ARP
+ * request for it (arp_filter=1: it answers only where the way back leaves
+ * through it); a strict rp_filter is judged before (FLEET_RP_FILTER). Where
+ * the answer does not say (version 1, a kernel without RTM_F_FIB_MATCH), the
+ * route itself is judged, as before.
+ */
+static bool back_carries(const struct pair *back, const struct fleet_port *to)
+{
+	return routed(back) && back->route->bound == 1 &&
+	       !(back->dst->family == AF_INET && to->arp_filter == 1);
+}
+
+/*
  * In the order the exchange meets them, the first one found: a GID missing
  * at either end, the request's route at the source, the destination's
  * reverse-path filter on its arrival, the reply's route at the destination
@@ -283,7 +301,7 @@ static void judge_probe(const struct fleet *f, const struct pair *p, const struc
 			"through %s",
 			to->ifname, to->host, ipstr(p->src, s), back->route->route_dev);
 	/* a destination that sent no answers: its way back is unknown, not wrong */
-	if (back)
+	if (back && !back_carries(back, to))
 		route_because(f, back, p->to, "back to", c);
 	if (p->arp && p->arp->probed && !judge_answers(f, p, c))
 		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s",

@@ -10,9 +10,8 @@ if [ "$shell" = pdsh ]; then
 fi
 
 here=$(cd "$(dirname "$0")" && pwd)
-# step 2 answers version 1 (every pair) until the join reads version 2 (issue 39):
-# IB_HOOK_FLEET_FORMAT=2 runs the tests on version 2
-export IB_HOOK_FLEET_FORMAT=${IB_HOOK_FLEET_FORMAT:-1}
+# step 2 answers version 2 (issue 39); IB_HOOK_FLEET_FORMAT=1 runs a test on
+# version 1 (every pair), which page.sh does: the join reads both
 
 # `on HOST CMD...`: what ssh would do, with the host's own name (a UTS namespace)
 cat >"$T_DIR/on" <<ON

@@ -8,8 +8,11 @@
 # hold a cell per directed pair and every arp-flux cell of the page, each
 # naming that host and port. Without Chromium the test skips and says so:
 # CI installs it (.ci/run). IB_HOOK_FLEET_SCREENSHOT=PATH keeps the
-# screenshot (doc/fleet.png); IB_HOOK_FLEET_SEED repeats a run.
+# screenshot (doc/fleet.png); IB_HOOK_FLEET_SEED repeats a run. Step 2
+# answers version 1 here (every pair; IB_HOOK_FLEET_FORMAT=2 for version 2):
+# the one test that joins what a real step 2 writes in the old form.
 . "$(dirname "$0")/../lib.sh"
+export IB_HOOK_FLEET_FORMAT=${IB_HOOK_FLEET_FORMAT:-1}
 t_require unshare
 browser=$(command -v chromium || command -v chromium-browser) ||
 	skip "needs chromium to render the page (apt-get install chromium)"
