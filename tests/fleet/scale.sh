@@ -13,8 +13,9 @@
 # entry (neigh-stale), and a host with arp_filter=1 and arp_ignore=0 on all
 # its ports (no flux through its ib-hook rules: its addresses are asked from
 # a real sender, which only the prober's entry on it may show).
-# The answers are checked as they are (scale-check.py); the join of version 2
-# is issue 39's other part. IB_HOOK_FLEET_SEED repeats a run.
+# The answers are checked as they are (scale-check.py), and joined: step 3
+# names exactly the pairs each fault breaks, at its place, and no other
+# (expect.py; 65,280 directed pairs). IB_HOOK_FLEET_SEED repeats a run.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 export IB_HOOK_FLEET_FORMAT=2
@@ -120,6 +121,39 @@ PY
 	# each address is asked once and retried at most once: at most two replies from each port
 	check "  no host sent more than twice its share ($share) and two replies a port" test "$max" -le $((2 * share + 2 * PORTS))
 }
+# joined KIND [HOST PORT]: step 3 on the answers (version 2: sampled ARP,
+# routes by class) names exactly the pairs the fault breaks, at its place
+# (expect.py, as tests/fleet/fleet.sh asks it of 8 x 4). No reply route
+# counts as broken here: main keeps every port's prefix route, so a lookup
+# bound to the port finds one (route_bound) and RDMA CM's passive side
+# accepts (doc/fleet.md, "The reply's route, measured").
+joined() {
+	: >"$T_DIR/back"
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --json --all-pairs "$T_DIR/answers.json" \
+		>"$T_DIR/matrix.json" 2>"$T_DIR/join.err"
+	[ $? -le 1 ] || { not_ok "  the join: $(head -n 1 "$T_DIR/join.err")"; return; }
+	if python3 "$here/expect.py" "$T_DIR/matrix.json" "$HOSTS" "$PORTS" "$@" "$T_DIR/back" >"$T_DIR/expect.out"; then
+		ok "  the join names exactly what $1 ${2:+at $2 $3 }breaks"
+	else
+		not_ok "  the join names exactly what $1 ${2:+at $2 $3 }breaks"
+		sed 's/^/# /' "$T_DIR/expect.out" | head -n 12
+	fi
+	tail -n 1 "$T_DIR/expect.out" | sed 's/^/# /'
+}
+# joined_one FROM-HOST FROM-PORT TO-HOST TO-PORT CAUSE: the join's one failing pair
+joined_one() {
+	"$IB_HOOK" --join --fleet "$T_DIR/inventory.json" --json --all-pairs "$T_DIR/answers.json" \
+		>"$T_DIR/matrix.json" 2>"$T_DIR/join.err"
+	check "  the join fails exactly $1 $2 -> $3 $4, $5 at $1 $2" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+bad = [(p["from"]["host"], p["from"]["interface"], p["to"]["host"], p["to"]["interface"],
+        p["verdict"], p["at"]["host"], p["at"]["interface"])
+       for p in m["pairs"] if p["verdict"] not in ("ok", "local")]
+want = [tuple(sys.argv[2:6]) + (sys.argv[6],) + tuple(sys.argv[2:4])]
+print(bad[:5])
+sys.exit(bad != want)' "$T_DIR/matrix.json" "$@"
+}
 # unchanged: no host's neighbour entries changed in step 2
 unchanged() {
 	local h
@@ -140,6 +174,7 @@ said none
 bounded
 unchanged
 check "  the answers are valid" valid answers "$T_DIR/answers.json"
+joined none
 
 h=h$((RANDOM % HOSTS + 1))
 p=ib$((RANDOM % PORTS))
@@ -147,6 +182,7 @@ nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=0"
 step2
 said arp-flux "$h" "$p"
 unchanged
+joined arp-flux "$h" "$p"
 nsx "$h" sysctl -qw "net.ipv4.conf.$p.arp_ignore=2"
 
 h=h$((RANDOM % HOSTS + 1))
@@ -156,6 +192,7 @@ step2
 said port-down "$h" "$p"
 bounded
 unchanged
+joined port-down "$h" "$p"
 ip -n "$(ns "$h")" link set "$p" up
 apply
 
@@ -165,6 +202,10 @@ ip -n "$(ns "$h")" rule del from "10.20.${h#h}.$((${p#ib} + 1))"
 step2
 said no-rule "$h" "$p"
 unchanged
+# the replies into the port: a lookup bound to it still finds main's prefix route
+check "  $h $p: a lookup bound to the port still finds a route through it" \
+	sh -c "ip -n $(ns "$h") route get fibmatch 10.20.$((${h#h} % HOSTS + 1)).1 from 10.20.${h#h}.$((${p#ib} + 1)) oif $p | grep -q 'dev $p'"
+joined no-rule "$h" "$p"
 apply
 
 h=h$((RANDOM % HOSTS + 1))
@@ -175,6 +216,7 @@ other=$(ip -n "$(ns "h$k")" -o link show "ib$(((q + 1) % PORTS))" | sed 's/.*lin
 ip -n "$(ns "$h")" neigh replace "10.20.$k.$((q + 1))" lladdr "$other" dev "$p" nud permanent
 step2
 said neigh-stale "$h" "$p" "10.20.$k.$((q + 1))"
+joined_one "$h" "$p" "h$k" "ib$q" neigh-stale
 ip -n "$(ns "$h")" neigh del "10.20.$k.$((q + 1))" dev "$p"
 
 # arp_filter=1 with arp_ignore=0: a 0.0.0.0 probe would be answered by every
@@ -187,6 +229,7 @@ done
 nsx "$h" sysctl -qw "net.ipv4.conf.all.arp_ignore=0"
 step2
 said none
+joined none
 learnt=$(diff "$T_DIR/neigh.$h" <(neigh "$h") | grep -c '^>' || true)
 check "  $h (arp_filter=1) learnt at most one entry per address asked ($learnt)" test "$learnt" -le "$PORTS"
 
