@@ -733,8 +733,27 @@ cleanup:
 /*
  * RDMA CM, sampled: from each source address whose port has an RDMA device,
  * one question per class of its peers (the peer of the class this host
- * scores highest: hosts ask different ones)
+ * scores highest: hosts ask different ones); a source with at most
+ * CM_ASK_ALL peers (a lab of a few hosts, the VM pair) asks every one, as
+ * version 1 did: its questions are as few as a class's sample would be at
+ * scale, and a fault that RDMA CM alone sees is then named for every pair
  */
+#define CM_ASK_ALL 32
+/* RDMA CM's question from source i to its peer k */
+static int cm_add(struct run2 *w, size_t i, size_t k, size_t *cap, size_t *cap_of)
+{
+	const struct source *so = &w->src[i];
+
+	if (array_grow(&w->cm, cap, w->n_cm, sizeof(*w->cm), 16) < 0 ||
+	    array_grow(&w->cm_src, cap_of, w->n_cm, sizeof(*w->cm_src), 16) < 0)
+		return -ENOMEM;
+	w->cm[w->n_cm] = (struct ibh_cm_query){ .src = w->f.ports[so->port].addrs[so->addr].ip,
+						.dst = so->peers[k] };
+	w->cm[w->n_cm].src.len = (uint8_t)ip_bits(w->cm[w->n_cm].src.family);
+	w->cm_src[w->n_cm++] = i;
+	return 0;
+}
+
 static int ask_cm_sampled(struct run2 *w)
 {
 	uint64_t me = sample_host_hash(w->self);
@@ -755,25 +774,22 @@ static int ask_cm_sampled(struct run2 *w)
 			size_t best = SIZE_MAX;
 			uint64_t score = 0;
 
+			bool all = so->n_peers <= CM_ASK_ALL;
+
 			for (size_t k = 0; k < so->n_peers; k++) {
 				uint64_t sc = sample_score(me, &so->peers[k]);
 
-				if (so->result[k] == c && (best == SIZE_MAX || sc > score)) {
+				if (so->result[k] != c)
+					continue;
+				if (all && cm_add(w, i, k, &cap, &cap_of) < 0)
+					return -ENOMEM;
+				if (!all && (best == SIZE_MAX || sc > score)) {
 					best = k;
 					score = sc;
 				}
 			}
-			if (best == SIZE_MAX)
-				continue;
-			if (array_grow(&w->cm, &cap, w->n_cm, sizeof(*w->cm), 16) < 0 ||
-			    array_grow(&w->cm_src, &cap_of, w->n_cm, sizeof(*w->cm_src), 16) < 0)
+			if (best != SIZE_MAX && cm_add(w, i, best, &cap, &cap_of) < 0)
 				return -ENOMEM;
-			w->cm[w->n_cm] = (struct ibh_cm_query){
-				.src = w->f.ports[so->port].addrs[so->addr].ip,
-				.dst = so->peers[best]
-			};
-			w->cm[w->n_cm].src.len = (uint8_t)ip_bits(w->cm[w->n_cm].src.family);
-			w->cm_src[w->n_cm++] = i;
 		}
 	}
 	{
