@@ -4,7 +4,9 @@
 # --join --json's matrix says exactly what the fault KIND at HOST and PORT
 # breaks, and nothing else. BACK: a file of the ports ("HOST PORT" a line) to
 # which HOST's kernel sends the replies from PORT's address through another
-# port. KIND "routes" takes CAUSE ROUTES instead of HOST PORT: ROUTES a file
+# port (no-rule: only those whose pair such a reply does not carry, where no
+# lookup bound to PORT finds a route through it or PORT has arp_filter=1:
+# doc/fleet.md, the reply's route, measured). KIND "routes" takes CAUSE ROUTES instead of HOST PORT: ROUTES a file
 # of the routes ("H P K Q" a line) by which host H sends from port P's
 # address to port Q of host K through another port, or has none; each breaks
 # the pair P to Q, and the pair Q to P (its reply), with CAUSE at H P.
