@@ -53,6 +53,28 @@ expect() {
 	fi
 	sed 's/^/# /' "$T_DIR/expect" | tail -n 1
 }
+# carries HOST PORT FROM TO [-6]: whether the reply from FROM (PORT's address
+# on HOST) to TO, whose route leaves through another port, still carries the
+# pair, as the reply's route was measured (doc/fleet.md, tests/vm/reply.sh):
+# the route exists, a lookup bound to PORT finds one through it (`ip route
+# get fibmatch TO from FROM oif PORT`), and (IPv4) PORT's effective
+# arp_filter (all or its own) is not 1. An IPv6 lookup given a source may
+# answer another device's route even bound (a default of a lower metric):
+# that is no route through PORT, as step 2 reads it too (probe.c)
+carries() {
+	ip -n "$(ns "$1")" ${5:-} route get "$4" from "$3" 2>/dev/null | grep -q ' dev ' || return 1
+	ip -n "$(ns "$1")" ${5:-} route get fibmatch "$4" from "$3" oif "$2" 2>/dev/null |
+		grep -q " dev $2\( \|\$\)" || return 1
+	[ "${5:-}" = -6 ] && return 0
+	[ "$(ip netns exec "$(ns "$1")" sysctl -n "net.ipv4.conf.$2.arp_filter")" != 1 ] &&
+		[ "$(ip netns exec "$(ns "$1")" sysctl -n net.ipv4.conf.all.arp_filter)" != 1 ]
+}
+# arp_asked: the ARP probes the last step 2 made, every host's together (the
+# `arp` records of answers version 2: only the probes a host made)
+arp_asked() {
+	python3 -c 'import json, sys
+print(sum(len(json.loads(l).get("arp", [])) for l in open(sys.argv[1]) if l.strip()))' "$T_DIR/answers.json"
+}
 # valid TITLE FILE: each line of FILE is one document TITLE of doc/ib-hook-fleet.schema.json
 valid() {
 	[ -s "$2" ] || return 1

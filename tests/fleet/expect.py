@@ -4,10 +4,15 @@
 # --join --json's matrix says exactly what the fault KIND at HOST and PORT
 # breaks, and nothing else. BACK: a file of the ports ("HOST PORT" a line) to
 # which HOST's kernel sends the replies from PORT's address through another
-# port. KIND "routes" takes CAUSE ROUTES instead of HOST PORT: ROUTES a file
+# port (no-rule: only those whose pair such a reply does not carry, where no
+# lookup bound to PORT finds a route through it or PORT has arp_filter=1:
+# doc/fleet.md, the reply's route, measured). KIND "routes" takes CAUSE ROUTES
+# [REPLIES] instead of HOST PORT: ROUTES a file
 # of the routes ("H P K Q" a line) by which host H sends from port P's
 # address to port Q of host K through another port, or has none; each breaks
-# the pair P to Q, and the pair Q to P (its reply), with CAUSE at H P.
+# the pair P to Q, and the pair Q to P (its reply), with CAUSE at H P;
+# REPLIES after ROUTES: a file of those routes whose reply does not carry
+# the pair Q to P (the others' reply is carried: that pair is ok).
 # FLEET_LOCAL_HOST: the host whose configuration sets AcceptLocal, whose pairs
 # between its own ports are judged (ok, or broken by the fault there); every
 # other host's are local. Prints what differs; exit 1 when something does.
@@ -21,12 +26,16 @@ ports = ["ib%d" % p for p in range(int(sys.argv[3]))]
 kind = sys.argv[4]
 at = tuple(sys.argv[5:7]) if len(sys.argv) > 6 and kind != "routes" else None
 every = [(h, p) for h in hosts for p in ports]
-back = set(tuple(l.split()) for l in open(sys.argv[7])) if len(sys.argv) > 7 else set()
+back = set(tuple(l.split()) for l in open(sys.argv[7])) if len(sys.argv) > 7 and kind != "routes" else set()
 routes = set()
+replies = set()
 if kind == "routes":
     for l in open(sys.argv[6]):
         w = l.split()
         routes.add(((w[0], w[1]), (w[2], w[3])))
+    for l in open(sys.argv[7]) if len(sys.argv) > 7 else []:
+        w = l.split()
+        replies.add(((w[0], w[1]), (w[2], w[3])))
 judged = os.environ.get("FLEET_LOCAL_HOST", "")
 # the pairs between two ports of the judged host, or none
 mine = [(x, q) for x in every for q in every if x[0] == q[0] == judged and x != q]
@@ -74,7 +83,7 @@ elif kind == "routes":
         for d in every:
             if (s, d) in routes:
                 want[(s, d)] = (sys.argv[5], s)
-            elif (d, s) in routes:
+            elif (d, s) in replies:
                 want[(s, d)] = (sys.argv[5], d)
 elif kind == "local-dropped":
     for s, d in mine:

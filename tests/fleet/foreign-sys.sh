@@ -53,7 +53,16 @@ for h in h1 h2; do
 done
 cat "$T_DIR"/answers.h*.json >"$T_DIR/answers.json"
 "$IB_HOOK" --join --fleet "$T_DIR/inventory.json" "$T_DIR/answers.json" >"$T_DIR/matrix.txt"
-expect_eq "--join: every pair between the hosts is ok" "12 pairs: 8 ok, 0 not ok, 4 local (not judged); ARP probed for 8, derived for 0" \
+# each host's addresses have one candidate prober, the other host (a host
+# never asks its own), which asks both from its first port: 4 pairs probed,
+# the other 4 (from its second port) take that probe's verdict (derived)
+expect_eq "--join: every pair between the hosts is ok" "12 pairs: 8 ok, 0 not ok, 4 local (not judged); ARP probed for 4, derived for 4" \
 	"$(head -n 1 "$T_DIR/matrix.txt")"
+expect_eq "  each host asked ARP for the other's 2 addresses, from ib0" "h1 ib0 10.20.2.1 h1 ib0 10.20.2.2 h2 ib0 10.20.1.1 h2 ib0 10.20.1.2" \
+	"$(python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    for a in sorted(d.get("arp", []), key=lambda a: a["peer"]):
+        print(d["host"], a["interface"], a["peer"])' "$T_DIR/answers.json" | sort | tr '\n' ' ' | sed 's/ $//')"
 
 done_testing

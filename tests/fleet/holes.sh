@@ -4,8 +4,9 @@
 # hosts x 2 ports in 172.16.0.0/16 (network namespaces on one bridge),
 # the steps run through pdsh as in fleet.sh. Small on purpose: every
 # namespace shares the machine's neighbour table limit (gc_thresh3).
-# - item 5: a probe says the table the kernel's lookup went through
-#   (ib-hook's, as `ip route get` says), not main's 254 for every one;
+# - item 5: a route says the table the kernel's lookup went through
+#   (ib-hook's, as `ip route get` says), not main's 254 for every one (the
+#   class of the peer in answers version 2);
 # - item 2: a second address of h1's ib0 in a subnet no other port has
 #   (10.9.0.1/16) leaves every pair ok;
 # - item 3: 9 managed addresses on one port: the inventory is read, not
@@ -49,9 +50,21 @@ expect_eq "ib-hook applied on every host: a rule per address" $((HOSTS * PORTS))
 t=$(table_of h1 ib1)
 want=$(ip -n "$(ns h1)" route get 172.16.2.1 from 172.16.1.2 | sed -n 's/.* table \([0-9]*\).*/\1/p')
 fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json"
-nsx h1 "$IB_HOOK" --check --fleet "$T_DIR/inventory.json" >"$T_DIR/check.txt"
-got=$(sed -n 's/^ib1 172.16.1.2 -> h2 ib0 172.16.2.1: route ib1 table \([0-9]*\);.*/\1/p' "$T_DIR/check.txt")
-expect_eq "item 5: the probe from ib1 says ib-hook's table $t (ip route get: ${want:-none})" "$t" "$got"
+nsx h1 "$IB_HOOK" --check --fleet "$T_DIR/inventory.json" --json >"$T_DIR/check.json"
+# answers version 2: the class of 172.16.2.1 among 172.16.1.2's, the most
+# specific match of its peers ("rest" any), says the table
+got=$(python3 -c 'import ipaddress, json, sys
+d = json.load(open(sys.argv[1]))
+peer, best, table = ipaddress.ip_address("172.16.2.1"), -1, None
+for so in d["sources"]:
+    if so["interface"] == "ib1" and so["address"] == "172.16.1.2":
+        for c in so["classes"]:
+            for i in c["peers"] if isinstance(c["peers"], list) else [c["peers"]]:
+                n = None if i == "rest" else ipaddress.ip_network(i, strict=False)
+                if (n is None or peer in n) and (n.prefixlen if n else 0) > best:
+                    best, table = n.prefixlen if n else 0, c["route_table"]
+print(table if table is not None else "")' "$T_DIR/check.json")
+expect_eq "item 5: the class of h2 ib0 from ib1 says ib-hook's table $t (ip route get: ${want:-none})" "$t" "$got"
 expect_eq "  as ip route get does" "$want" "$got"
 
 # item 2: a second address in a subnet the other ports lack
@@ -60,7 +73,12 @@ apply
 check "item 2: steps with 10.9.0.1/16 also on h1 ib0" steps
 expect_rc "  the join: every pair ok (exit 0)" 0 "$IB_HOOK" --join --fleet "$T_DIR/inventory.json" "$T_DIR/answers.json"
 sed -n '1p' "$T_DIR/out" | sed 's/^/# /'
-check "  and 24 of them judged ok" grep -qx "30 pairs: 24 ok, 0 not ok, 6 local (not judged); ARP probed for 24, derived for 0" "$T_DIR/out"
+# FleetProbers=1: each of the 6 addresses in 172.16.0.0/16 is asked by one
+# other host, from one port (6 pairs probed); no port but h1 ib0 is in
+# 10.9.0.0/16, so nobody asks 10.9.0.1; the other 18 judged pairs take their
+# destination's probe (derived)
+check "  and 24 of them judged ok" grep -qx "30 pairs: 24 ok, 0 not ok, 6 local (not judged); ARP probed for 6, derived for 18" "$T_DIR/out"
+expect_eq "  step 2 made those 6 ARP probes" 6 "$(arp_asked)"
 ip -n "$(ns h1)" addr del 10.9.0.1/16 dev ib0
 
 # item 3: 9 managed addresses on h2 ib0
@@ -92,7 +110,7 @@ check "  naming that host" grep -q "$long" "$T_DIR/out"
 expect_rc "  and --check --fleet on that host finds itself in it" 0 \
 	ip netns exec "$(ns h3)" unshare --uts sh -c 'hostname "$1" && exec "$2" --check --fleet "$3" --json' \
 	- "$long" "$IB_HOOK" "$T_DIR/inv-long.json"
-check "  under that name" grep -q "^{\"version\":1,\"host\":\"$long\"" "$T_DIR/out"
+check "  under that name" grep -q "^{\"version\":2,\"host\":\"$long\"" "$T_DIR/out"
 
 # item 1: the inventory, then 172.16.1.2 moves from h1 ib1 to h3 ib1
 fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json"
