@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target for the fleet view's readers and join (fleet.c, json.c)
- * and its renderers (matrix.c, render*.c): what they read comes from other
- * hosts. The input is a joined inventory, a NUL, then the hosts' answers.
- * Beyond "no crash, no leak" it checks that a failed read names a byte
- * inside the text, that every probe read names ports of the inventory, and
- * that the join gives every pair one verdict, a failing one at a port of the
- * fleet, in all three renderings.
+ * libFuzzer target for the fleet view's readers and join (fleet.c, facts.c,
+ * judge.c, json.c) and its renderers (matrix.c, render*.c): what they read
+ * comes from other hosts. The input is a joined inventory, a NUL, then the
+ * hosts' answers (version 1 or 2), read as the join reads them: record by
+ * record from a stream (fleet_read_answers). Beyond "no crash, no leak" it
+ * checks that a failed read names a byte inside the text, that every probe
+ * read names ports of the inventory, and that the join gives every pair one
+ * verdict, a failing one at a port of the fleet, in all three renderings.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,9 +45,15 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	}
 	if (fleet_sort(&f) < 0)
 		abort();
-	if (answers <= text + size && fleet_read(&f, answers, fleet_add_probes, &at) < 0 &&
-	    at > strlen(answers))
-		abort();
+	if (answers <= text + size) {
+		FILE *in = fmemopen((void *)answers, strlen(answers), "r");
+
+		at = 0;
+		if (in && fleet_read_answers(&f, in, &at) < 0 && at > strlen(answers))
+			abort();
+		if (in)
+			fclose(in);
+	}
 	for (size_t i = 0; i < f.n_probes; i++)
 		if (f.probes[i].from >= f.n_ports || f.probes[i].to >= f.n_ports)
 			abort();
