@@ -10,6 +10,7 @@
 # "PASS: bench-watch" / "FAIL: bench-watch".
 set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
+. "$(dirname "$0")/own-run.sh"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=

@@ -19,6 +19,7 @@
 #   .ci/sanitize.sh            SANITIZE_BUILDDIR=DIR keeps the builds there
 
 set -u
+. "$(dirname "$0")/own-run.sh"
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 failed=0

@@ -358,6 +358,18 @@ static void port_down(const struct fleet_port *p, size_t i, struct fleet_cell *c
 			p->host, p->rdma_state);
 }
 
+/* two ports with IPv4 addresses of one prefix, by the inventory */
+static bool one_prefix(const struct fleet_port *a, const struct fleet_port *b)
+{
+	for (size_t x = 0; x < a->n_addrs; x++)
+		for (size_t y = 0; y < b->n_addrs; y++)
+			if (a->addrs[x].ip.family == AF_INET && b->addrs[y].ip.family == AF_INET &&
+			    !a->addrs[x].stale && !b->addrs[y].stale &&
+			    fleet_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip))
+				return true;
+	return false;
+}
+
 /* one hardware address on two ports: what answers for either is not known */
 static void hwaddr_because(const struct fleet *f, size_t i, struct fleet_cell *c)
 {
@@ -502,6 +514,13 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 			}
 		}
 	if (local && a->reported && !n) {
+		/* a port that is down asks nothing: down where the pair would be judged */
+		if (one_prefix(a, b)) {
+			port_down(a, from, ret);
+			port_down(b, to, ret);
+			if (ret->cause != FLEET_OK)
+				return;
+		}
 		because(ret, FLEET_LOCAL, from,
 			"both ports on %s, no IPv4 address of one prefix: not judged", a->host);
 		return;
