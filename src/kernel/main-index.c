@@ -273,11 +273,16 @@ static bool same_place(const struct ibh_route *a, const struct ibh_route *b)
 	       a->metric == b->metric;
 }
 
-/* IPv6 joins gateway routes of one prefix and metric into one multipath route */
+/*
+ * IPv6 joins gateway routes of one prefix and metric into one multipath
+ * route. A route the kernel learned from a router advertisement joins none
+ * (RTF_ADDRCONF), but netlink does not say that flag, only the protocol,
+ * and `ip route append ... proto ra` makes a route that does join: one of
+ * protocol ra may have joined, and is read again like one that did.
+ */
 static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 {
-	return a->dst.family == AF_INET6 && same_place(a, b) && a->gateway && b->gateway &&
-	       a->protocol != RTPROT_RA && b->protocol != RTPROT_RA;
+	return a->dst.family == AF_INET6 && same_place(a, b) && a->gateway && b->gateway;
 }
 
 int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace)

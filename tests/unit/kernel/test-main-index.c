@@ -210,13 +210,17 @@ static void test_ipv6_join(void **state)
 	learned(&x);
 	ra0.protocol = ra1.protocol = RTPROT_RA;
 	ra0.expires = ra1.expires = true;
-	/* router advertisements: one default per port, never joined */
+	/*
+	 * router advertisements: one default per port, which the kernel never
+	 * joins; but `ip route append ... proto ra` looks the same and does
+	 * join (seed 2091113781 of tests/random/ownership.py): read again
+	 */
 	assert_int_equal(main_index_note(&x, &ra0, true, false), 0);
-	assert_int_equal(main_index_note(&x, &ra1, true, false), 0);
 	assert_int_equal(through(&x, IB0, NULL), 2);
-	assert_int_equal(through(&x, IB1, NULL), 2);
-	assert_int_equal(main_index_note(&x, &ra1, false, false), 0);
-	assert_int_equal(through(&x, IB1, NULL), 1);
+	assert_int_equal(main_index_note(&x, &ra1, true, false), 0);
+	assert_false(main_index_knows(&x, IB0));
+	assert_false(main_index_knows(&x, IB1));
+	learned(&x);
 	/* a static IPv6 gateway route of the same prefix and metric joins a multipath route */
 	assert_int_equal(main_index_note(&x, &a, true, false), 0);
 	assert_int_equal(main_index_note(&x, &b, true, false), 0);
