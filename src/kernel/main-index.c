@@ -278,7 +278,9 @@ static bool same_place(const struct ibh_route *a, const struct ibh_route *b)
  * route. A route the kernel learned from a router advertisement joins none
  * (RTF_ADDRCONF), but netlink does not say that flag, only the protocol,
  * and `ip route append ... proto ra` makes a route that does join: one of
- * protocol ra may have joined, and is read again like one that did.
+ * protocol ra may have joined, and is read again like one that did (once
+ * per such route; a kernel that says the join in the notification, as
+ * RTA_MULTIPATH, is read again below anyway).
  */
 static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 {
@@ -313,6 +315,26 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 			sweep(x);
 		else
 			compact(x);
+		return 0;
+	}
+	/*
+	 * An IPv6 route that joined others says its own protocol, preference
+	 * and metrics, with its siblings' next hops after its own
+	 * (RTA_MULTIPATH); a dump of main says the first sibling's for all of
+	 * them. The index holds what a dump says, so that the watcher copies
+	 * what a run would: read the links again (the siblings through links
+	 * the index does not know were never in it to see the join).
+	 */
+	if (rt->dst.family == AF_INET6 && rt->n_hops > 1 && !replace) {
+		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
+			nx = x->next[i];
+			if (same_place(&x->routes[i], rt)) {
+				unknow_links(x, &x->routes[i]);
+				drop(x, i);
+			}
+		}
+		unknow_links(x, rt);
+		sweep(x);
 		return 0;
 	}
 	for (i = first_of(x, &rt->dst); i != NONE; i = nx) {

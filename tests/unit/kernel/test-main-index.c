@@ -204,7 +204,8 @@ static void test_ipv6_join(void **state)
 	struct ibh_route a = via("fd00::/16", "fe80::1", IB0, 300),
 			 b = via("fd00::/16", "fe80::2", IB1, 300),
 			 ra0 = via("::/0", "fe80::1", IB0, 1024),
-			 ra1 = via("::/0", "fe80::1", IB1, 1024);
+			 ra1 = via("::/0", "fe80::1", IB1, 1024),
+			 joined = via("::/0", "fe80::2", -1, 1024);
 
 	(void)state;
 	learned(&x);
@@ -226,6 +227,20 @@ static void test_ipv6_join(void **state)
 	assert_int_equal(main_index_note(&x, &b, true, false), 0);
 	assert_false(main_index_knows(&x, IB0));
 	assert_false(main_index_knows(&x, IB1));
+	/*
+	 * a next hop through ib1 that joined a default through eth0, which the
+	 * index never held (seed 949225389): the notification says the
+	 * joiner's own attributes, a dump the first sibling's: read again
+	 */
+	learned(&x);
+	joined.gw.family = 0;
+	joined.n_hops = 2;
+	joined.hops[0] = (struct ibh_nexthop){ .gw = ip("fe80::2"), .oif = IB1 };
+	joined.hops[1] = (struct ibh_nexthop){ .gw = ip("fe80::9"), .oif = ETH0 };
+	assert_int_equal(main_index_note(&x, &joined, true, false), 0);
+	assert_false(main_index_knows(&x, IB1));
+	assert_true(main_index_knows(&x, IB0));
+	assert_int_equal(through(&x, IB0, NULL), 1);
 	main_index_free(&x);
 }
 
