@@ -116,6 +116,8 @@ t_cleanup() {
 	for rec in $T_RECORDS; do
 		rm -f "$rec" "$rec.watch" "$rec".*.tmp
 	done
+	# the CNI plugin's links from a container ID (tests/cni: ctr-$T_PFX...) to a record
+	rm -f /run/ib-hook/cni-ctr-"$T_PFX"*
 	rm -rf "$T_DIR"
 }
 trap t_cleanup EXIT

@@ -180,6 +180,11 @@ int cni_main(FILE *in, FILE *out, const char *lock_path)
 		r = error(out, v, CNI_ERR_ENV, "CNI_CONTAINERID is not set", NULL);
 		goto cleanup;
 	}
+	if (!container_id_valid(container)) {
+		r = error(out, v, CNI_ERR_ENV, "CNI_CONTAINERID is no container ID",
+			  "a letter or digit, then letters, digits, '_', '.' and '-' (at most 240)");
+		goto cleanup;
+	}
 	if (!ifname || !ifname_valid(ifname)) {
 		r = error(out, v, CNI_ERR_ENV, "CNI_IFNAME is no interface name",
 			  ifname ? ifname : "not set");
@@ -196,7 +201,8 @@ int cni_main(FILE *in, FILE *out, const char *lock_path)
 			  "put ib-hook after that plugin in the conflist");
 		goto cleanup;
 	}
-	if (pod_run((enum pod_command)commands[k].pod, netns, ifname, nc, lock_path, &err) < 0) {
+	if (pod_run((enum pod_command)commands[k].pod, netns, container, ifname, nc, lock_path,
+		    &err) < 0) {
 		r = print_error(out, v, &err);
 		goto cleanup;
 	}

@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +224,89 @@ static void drop_empty_record(const char *path)
 		unlink(path);
 }
 
+/*
+ * The container's link to its pod's record: <state>/cni-<CNI_CONTAINERID>
+ * holds the record's name. A DEL after the namespace went cannot name the
+ * namespace any more; through the link it still takes the record, which
+ * would otherwise stay in /run until the next boot.
+ */
+bool container_id_valid(const char *s)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
+	size_t n = strlen(s);
+
+	return n > 0 && n <= 240 && strspn(s, ok) == n && s[0] != '_' && s[0] != '.' &&
+	       s[0] != '-';
+}
+
+static int link_path(char *buf, size_t size, const char *container)
+{
+	int n = snprintf(buf, size, "%s/cni-%s", kernel->state_dir, container);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static void link_write(const char *container, const char *record_path)
+{
+	const char *name = strrchr(record_path, '/');
+	char path[PATH_MAX], text[NAME_MAX + 2];
+	int r;
+
+	if (link_path(path, sizeof(path), container) < 0)
+		return;
+	snprintf(text, sizeof(text), "%s\n", name ? name + 1 : record_path);
+	r = record_write(path, text);
+	if (r < 0)
+		log_warning_errno(r, "cannot write '%s': %m (a DEL after the pod's namespace went "
+				  "leaves its record)", path);
+}
+
+static void link_drop(const char *container)
+{
+	char path[PATH_MAX];
+
+	if (link_path(path, sizeof(path), container) == 0)
+		(void)unlink(path);
+}
+
+/* a record named by a namespace's cookie, which no later namespace has (netns-c<N>) */
+static bool cookie_record(const char *name)
+{
+	return strncmp(name, "netns-c", 7) == 0 && name[7] &&
+	       strspn(name + 7, "0123456789") == strlen(name + 7);
+}
+
+/*
+ * DEL after the namespace went: the kernel took ib-hook's objects with it;
+ * the record the container's link names goes too, when it is named by the
+ * namespace's cookie. One named by an inode (kernels before 5.14) stays: a
+ * later namespace may have that inode, and its own record is that file
+ * (engine's witnesses tell the two apart).
+ */
+static void drop_gone(const char *container)
+{
+	char path[PATH_MAX], name[NAME_MAX + 2] = "";
+	FILE *f;
+
+	if (link_path(path, sizeof(path), container) < 0)
+		return;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(name, sizeof(name), f))
+		name[strcspn(name, "\n")] = 0;
+	fclose(f);
+	if (cookie_record(name)) {
+		char rec[PATH_MAX];
+
+		snprintf(rec, sizeof(rec), "%s/%s", kernel->state_dir, name);
+		if (unlink(rec) == 0)
+			log_info("%s: the pod's namespace is gone: its record %s too", container,
+				 rec);
+	}
+	(void)unlink(path);
+}
+
 /* CHECK: --status of the interface; its text is the error's details */
 static int check(struct ibh_engine *e, const char *ifname, struct cni_error *err)
 {
@@ -251,8 +335,8 @@ static int check(struct ibh_engine *e, const char *ifname, struct cni_error *err
 	return res == IBH_OK ? 0 : -1;
 }
 
-static int run(enum pod_command cmd, const char *ifname, const struct cni_netconf *nc,
-	       struct ibh_config *c, struct cni_error *err)
+static int run(enum pod_command cmd, const char *container, const char *ifname,
+	       const struct cni_netconf *nc, struct ibh_config *c, struct cni_error *err)
 {
 	struct ibh_request req = { .action = cmd == POD_DEL ? IBH_ACTION_REMOVE : IBH_ACTION_APPLY,
 				   .mode = IBH_MODE_CHANGE,
@@ -292,8 +376,13 @@ static int run(enum pod_command cmd, const char *ifname, const struct cni_netcon
 		res = IBH_FAILED;
 	if (res == IBH_OK)
 		res = engine_end(e, &req);
-	if (cmd == POD_DEL && res == IBH_OK)
+	if (cmd == POD_DEL && res == IBH_OK) {
 		drop_empty_record(engine_record_path(e));
+		if (access(engine_record_path(e), F_OK) < 0 && errno == ENOENT)
+			link_drop(container);
+	} else if (cmd == POD_ADD && res == IBH_OK) {
+		link_write(container, engine_record_path(e));
+	}
 	engine_free(e);
 	if (res != IBH_OK)
 		return fail_engine(err, CNI_ERR_APPLY,
@@ -301,7 +390,7 @@ static int run(enum pod_command cmd, const char *ifname, const struct cni_netcon
 	return 0;
 }
 
-int pod_run(enum pod_command cmd, const char *netns, const char *ifname,
+int pod_run(enum pod_command cmd, const char *netns, const char *container, const char *ifname,
 	    const struct cni_netconf *nc, const char *lock_path, struct cni_error *err)
 {
 	struct ibh_config *c;
@@ -310,9 +399,16 @@ int pod_run(enum pod_command cmd, const char *netns, const char *ifname,
 	fd = netns && *netns ? open(netns, O_RDONLY | O_CLOEXEC) : -ENOENT;
 	if (fd < 0 && netns && *netns)
 		fd = -errno;
-	/* DEL after the namespace went: nothing of ib-hook's is left (the kernel took it) */
-	if (fd == -ENOENT && cmd == POD_DEL)
+	/* DEL after the namespace went: nothing of ib-hook's is left but the record */
+	if (fd == -ENOENT && cmd == POD_DEL) {
+		lock = lock_take(lock_path, LOCK_WAIT_SEC);
+		if (lock < 0)
+			return fail(err, lock == -ETIMEDOUT ? CNI_ERR_APPLY : CNI_ERR_IO,
+				    "cannot take ib-hook's run lock", strerror(-lock));
+		drop_gone(container);
+		close(lock);
 		return 0;
+	}
 	if (fd < 0)
 		return fail(err, CNI_ERR_CONTAINER, "cannot open the pod's network namespace",
 			    strerror(-fd));
@@ -328,7 +424,8 @@ int pod_run(enum pod_command cmd, const char *netns, const char *ifname,
 		return fail(err, lock == -ETIMEDOUT ? CNI_ERR_APPLY : CNI_ERR_IO,
 			    "cannot take ib-hook's run lock", strerror(-lock));
 	c = malloc(sizeof(*c));
-	r = c ? run(cmd, ifname, nc, c, err) : fail(err, CNI_ERR_IO, "out of memory", NULL);
+	r = c ? run(cmd, container, ifname, nc, c, err)
+	      : fail(err, CNI_ERR_IO, "out of memory", NULL);
 	free(c);
 	close(lock);
 	return r;

@@ -39,7 +39,7 @@ netns_path() {
 
 # cni NODE COMMAND CONFLIST POD IFNAME: the list run by the runtime of node NODE
 cni() {
-	nsx "$1" "$CNITOOL" "$2" "$3" "ctr-$4" "$(netns_path "$4")" "$5" "$T_DIR/cache"
+	nsx "$1" "$CNITOOL" "$2" "$3" "ctr-$T_PFX$4" "$(netns_path "$4")" "$5" "$T_DIR/cache"
 }
 
 # conflist FILE NAME CNIVERSION PLUGIN...: a network configuration list
@@ -83,6 +83,6 @@ pod_mac() {
 
 # record_of POD: the record ib-hook keeps for the pod's namespace (noted for the cleanup)
 record_of() {
-	t_record "$1"
+	t_record "$(ns "$1")"
 	echo "${T_RECORDS##* }"
 }

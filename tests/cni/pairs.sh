@@ -121,6 +121,7 @@ run() {
 	done
 	if [ "$mode" = ib-hook ]; then
 		rec=$(record_of a)
+		check "$layout IPv$fam: the pod has a record ($rec)" test -s "$rec"
 		# any attachment first: not in the order of the ADDs
 		for i in 2 0 3 1; do
 			for p in a b; do

@@ -12,7 +12,7 @@ cni_require
 
 # plugin COMMAND POD IFNAME: ib-hook alone as a plugin, stdin from the caller
 plugin() {
-	CNI_COMMAND=$1 CNI_CONTAINERID=ctr-$2 CNI_NETNS=$(netns_path "$2") CNI_IFNAME=$3 \
+	CNI_COMMAND=$1 CNI_CONTAINERID=ctr-$T_PFX$2 CNI_NETNS=$(netns_path "$2") CNI_IFNAME=$3 \
 		CNI_PATH=$CNI_PATH "$IB_HOOK"
 }
 
@@ -120,6 +120,7 @@ expect_eq "bad input changed nothing" "$s1" "$(ibh_state p)"
 
 # DEL: twice, in any order, and after the namespace went
 rec=$(record_of p)
+check "the pod has a record ($rec)" test -s "$rec"
 check "DEL net0 (the list, in reverse)" sh -c "$(declare -f cni nsx netns_path); T_PFX=$T_PFX T_DIR=$T_DIR CNITOOL=$CNITOOL CNI_PATH=$CNI_PATH; cni node del $T_DIR/n0.conflist p net0"
 expect_eq "DEL net0 left net1's rule alone" \
 	"900:	from $(pod_addr p net1 4) lookup $(ip -n "$(ns p)" rule show pref 900 | awk '{print $NF}')" \
@@ -130,7 +131,22 @@ echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plug
 expect_eq "DEL net1 succeeds" 0 "$?"
 expect_eq "the pod holds no rule, route of ib-hook's" "$before" "$(ibh_state p)"
 check "the pod's record went with the last DEL" test ! -e "$rec"
+link=/run/ib-hook/cni-ctr-${T_PFX}p
+check "... and the container's link to it" test ! -e "$link"
+# a pod whose namespace goes before its DEL (a node's runtime restarted): the
+# kernel takes the rules and routes, DEL the record through the link
+echo "$conf" | plugin ADD p net1 >/dev/null
+expect_eq "ADD wrote the container's link, naming the pod's record" \
+	"${rec##*/}" "$(cat "$link" 2>&1)"
+check "... which holds net1's rule" grep -q "$(pod_addr p net1 4)" "$rec"
 ns_del "$(ns p)"
-echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plugin DEL p net1 >"$T_DIR/out"
+echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plugin DEL p net1 >"$T_DIR/out" 2>"$T_DIR/err"
 expect_eq "DEL after the namespace is gone succeeds" "0 " "$? $(cat "$T_DIR/out")"
+check "... takes the pod's record" test ! -e "$rec"
+check "... and the link" test ! -e "$link"
+echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plugin DEL p net1 >"$T_DIR/out"
+expect_eq "... and succeeds again" "0 " "$? $(cat "$T_DIR/out")"
+echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' |
+	CNI_COMMAND=DEL CNI_CONTAINERID=../x CNI_NETNS= CNI_IFNAME=net1 "$IB_HOOK" >"$T_DIR/err.json"
+check "a container ID that is no file name: error 4" is_error "$T_DIR/err.json" 4
 done_testing
