@@ -156,7 +156,7 @@ ns_new() {
 
 # nsx NAME CMD...: run CMD inside namespace NAME
 nsx() {
-	n=$1
+	local n=$1
 	shift
 	ip netns exec "$T_PFX$n" "$@"
 }
