@@ -208,13 +208,29 @@ const struct ibh_rule *plan_rule_add_hits(const struct ibh_observed *o, const st
 	return NULL;
 }
 
-static const struct ibh_route *table_delete_hit(const struct route_index *t, size_t i)
+/* the plan deletes route r of the table before what comes next (ib-hook's own, in the kernel's order) */
+static bool deleted_before(const struct ibh_plan *p, const struct ibh_route *r)
+{
+	for (size_t k = 0; k < p->n_ops; k++)
+		if (p->ops[k].kind == IBH_OP_ROUTE_DEL && route_equal(&p->ops[k].route, r))
+			return true;
+	return false;
+}
+
+/*
+ * A route before routes[i] that a delete of routes[i] would take instead,
+ * unless the plan deletes it first (two of ib-hook's own copies that differ
+ * in a metric alone: an IPv4 delete matches the metrics it carries, not
+ * those it does not)
+ */
+static const struct ibh_route *table_delete_hit(const struct route_index *t, size_t i,
+						const struct ibh_plan *p)
 {
 	size_t first, n = route_index_dst(t, &t->routes[i].dst, &first);
 
 	/* route_delete_hits() asks for the same prefix: the routes before i with it */
 	for (size_t k = first; k < first + n && t->by_dst[k] < &t->routes[i]; k++)
-		if (route_delete_hits(t->by_dst[k], &t->routes[i]))
+		if (route_delete_hits(t->by_dst[k], &t->routes[i]) && !deleted_before(p, t->by_dst[k]))
 			return t->by_dst[k];
 	return NULL;
 }
@@ -524,7 +540,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 		}
 		if (action == IBH_ACTION_APPLY && owner && left_to_watcher(c, o, have))
 			continue;
-		hit = table_delete_hit(t, i);
+		hit = table_delete_hit(t, i, p);
 		if (hit)
 			return refuse(p, -EBUSY,
 				      "deleting route %s from table %u would delete route %s that "
@@ -953,13 +969,70 @@ fail:
 	return r;
 }
 
+struct leftover_route {
+	size_t at;
+	const struct ibh_rec *rec;
+};
+
+static int by_place(const void *a, const void *b)
+{
+	const struct leftover_route *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* the leftover routes found in T, in the kernel's order: an earlier one first */
+static int delete_leftover_routes(struct ibh_plan *p, const struct ibh_observed *o,
+				  const struct route_index *t, const struct leftover_route *dels,
+				  size_t n_dels)
+{
+	char buf[160];
+	int r = 0;
+
+	for (size_t k = 0; k < n_dels && r >= 0 && !p->refused; k++) {
+		const struct ibh_rec *rec = dels[k].rec;
+		const struct ibh_route *hit = table_delete_hit(t, dels[k].at, p);
+
+		if (hit)
+			r = refuse(p, -EBUSY,
+				   "deleting leftover route %s from table %u would delete "
+				   "route %s that ib-hook did not install, which comes first",
+				   ip_to_string(&rec->route.dst, buf, 64, true), rec->route.table,
+				   route_format(buf + 64, sizeof(buf) - 64, hit));
+		else
+			r = push_route(p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[dels[k].at],
+				       rec->ifname, rec->ifindex);
+	}
+	return r;
+}
+
 int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 {
 	struct ibh_plan p = {};
 	struct route_index t;
+	/* the leftover routes found in T, deleted in the kernel's order: an earlier one first */
+	struct leftover_route *dels = NULL;
+	size_t n_dels = 0, cap_dels = 0;
 	char buf[160];
 	int r = route_index_build(&t, o->routes, o->n_routes);
 
+	bool routes_done = false;
+
+	/* first the leftover routes found in T, to be deleted in the kernel's order */
+	for (size_t i = 0; o->record && i < o->record->n && r >= 0; i++) {
+		const struct ibh_rec *rec = &o->record->recs[i];
+		ssize_t at;
+
+		if (!rec->leftover || rec->kind != IBH_REC_ROUTE)
+			continue;
+		at = route_index_find(&t, &rec->route);
+		if (at >= 0 && (r = array_grow(&dels, &cap_dels, n_dels, sizeof(*dels), 8)) >= 0) {
+			dels[n_dels].at = (size_t)at;
+			dels[n_dels++].rec = rec;
+		}
+	}
+	if (n_dels)
+		qsort(dels, n_dels, sizeof(*dels), by_place);
 	for (size_t i = 0; o->record && i < o->record->n && r >= 0 && !p.refused; i++) {
 		const struct ibh_rec *rec = &o->record->recs[i];
 		ssize_t at;
@@ -984,20 +1057,11 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			break;
 		case IBH_REC_ROUTE:
 			at = route_index_find(&t, &rec->route);
-			if (at < 0) {
+			if (at < 0)
 				r = push_forget(&p, rec);
-			} else if (table_delete_hit(&t, (size_t)at)) {
-				r = refuse(
-					&p, -EBUSY,
-					"deleting leftover route %s from table %u would delete "
-					"route %s that ib-hook did not install, which comes first",
-					ip_to_string(&rec->route.dst, buf, 64, true),
-					rec->route.table,
-					route_format(buf + 64, sizeof(buf) - 64,
-						     table_delete_hit(&t, (size_t)at)));
-			} else
-				r = push_route(&p, IBH_OP_ROUTE_DEL, IBH_REC_ROUTE, &o->routes[at],
-					       rec->ifname, rec->ifindex);
+			else if (!routes_done)
+				r = delete_leftover_routes(&p, o, &t, dels, n_dels);
+			routes_done |= at >= 0;
 			break;
 		case IBH_REC_LINK:
 			r = push_forget(&p, rec);
@@ -1011,6 +1075,7 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 			break;
 		}
 	}
+	free(dels);
 	route_index_free(&t);
 	if (r < 0) {
 		plan_clear(&p);

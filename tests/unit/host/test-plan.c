@@ -557,6 +557,40 @@ static void test_leftovers(void **state)
 		"172.16.34.2 table 5004\n");
 }
 
+/*
+ * Two leftover copies in T that differ in a metric alone (ownership.py seed
+ * 126053997): an IPv4 delete of the later one, which carries no mtu, would
+ * take the earlier one; that one is ib-hook's too, and goes first
+ */
+static void test_leftover_copies_twins(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route a = route("128.0.0.0", 1, IB1, NULL, 5004), b;
+
+	a.scope = RT_SCOPE_UNIVERSE;
+	a.gw = ip("172.16.0.254", 32);
+	a.gateway = true;
+	b = a;
+	a.metrics_set |= 1u << RTAX_MTU;
+	a.metric_values[RTAX_MTU] = 1400;
+	add_route(f, a, true);
+	add_route(f, b, true);
+	for (size_t i = 0; i < f->record.n; i++)
+		f->record.recs[i].leftover = true;
+	assert_string_equal(dump_leftovers(f),
+			    "ip route del 128.0.0.0/1 via 172.16.0.254 dev ib1 proto kernel mtu 1400 "
+			    "table 5004\n"
+			    "ip route del 128.0.0.0/1 via 172.16.0.254 dev ib1 proto kernel table 5004\n");
+	/* the earlier one is not ib-hook's: refused, nothing done */
+	f->o.n_routes = 0;
+	f->record.n = 0;
+	add_route(f, a, false);
+	add_route(f, b, true);
+	f->record.recs[0].leftover = true;
+	assert_string_equal(dump_leftovers(f), "");
+	assert_int_equal(f->p.refused, -EBUSY);
+}
+
 static void test_renamed_link_keeps_its_objects(void **state)
 {
 	struct fixture *f = *state;
@@ -1012,6 +1046,7 @@ int main(void)
 		T(test_shared_table),
 		T(test_main_delete_and_give_back),
 		T(test_leftovers),
+		T(test_leftover_copies_twins),
 		T(test_renamed_link_keeps_its_objects),
 		T(test_no_address),
 		T(test_sysctl_keep),
