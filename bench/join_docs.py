@@ -19,7 +19,11 @@ arp-flux (it answers ARP for its host's other addresses), port-down,
 no-answer (nothing answers ARP for its address), address-conflict H:P:K:Q
 (port Q of K lists P of H's address), hwaddr-conflict H:P:K:Q (Q of K has
 P of H's hardware address), neigh-stale H:P:K:Q (version 2: H's neighbour
-table holds Q of K's address on P with another port's hardware address).
+table holds Q of K's address on P with another port's hardware address),
+cm-wrong-port H:P (version 2: the ports have RDMA devices, mlx5_P, and RDMA
+CM, asked for one peer of each source address's one class as past 32 peers,
+resolves the one from P of H through the next port's device: so does every
+peer of the class).
 --rack N: the inventory names each host's rack ("group"), N hosts each.
 """
 import argparse
@@ -57,6 +61,8 @@ class Fleet:
         self.flux = {at for at, _ in self.f.get("arp-flux", [])}
         self.silent = {at for at, _ in self.f.get("no-answer", [])}
         self.neigh = {(at, o) for at, o in self.f.get("neigh-stale", [])}
+        self.cmwrong = {at for at, _ in self.f.get("cm-wrong-port", [])}
+        self.rdma = bool(self.cmwrong)
         self.hwc = {x for at, o in self.f.get("hwaddr-conflict", []) for x in (at, o)}
         self.adc = {x for at, o in self.f.get("address-conflict", []) for x in (at, o)}
 
@@ -91,12 +97,14 @@ class Fleet:
             ps = []
             for p in range(self.P):
                 x = (h, p)
+                rdma = ('{"device":"mlx5_%d","port":1,"state":"ACTIVE","link_layer":"InfiniBand",'
+                        '"gids":[]}' % p) if self.rdma else "null"
                 ps.append(
                     '{"interface":"ib%d","up":%s,"hwaddr":"%s","addresses":["%s/8"],'
                     '"routed":%s,"arp_ignore":%d,"arp_filter":0,"rp_filter":0,'
-                    '"accept_local":0,"local_delivery":false,"rdma":null}'
+                    '"accept_local":0,"local_delivery":false,"rdma":%s}'
                     % (p, "false" if x in self.down else "true", self.hw[x], self.addr[x],
-                       "false" if x in self.norule else "true", 0 if x in self.flux else 1))
+                       "false" if x in self.norule else "true", 0 if x in self.flux else 1, rdma))
             group = ',"group":"rack%d"' % ((h - 1) // self.rack + 1) if self.rack else ""
             out.write('{"version":1,"host":"n%d"%s,"ports":[%s]}\n' % (h, group, ",".join(ps)))
 
@@ -150,12 +158,17 @@ class Fleet:
             neigh = ['{"interface":"ib%d","peer":"%s","lladdr":"%s","state":"permanent"}'
                      % (at[1], self.addr[o], self.hw[(o[0], (o[1] + 1) % self.P)])
                      for at, o in self.neigh if at[0] == h]
-            out.write('{"version":2,"host":"n%d","rdma_cm":"not asked","stale":[],'
+            # RDMA CM: one peer of the one class (the next host's same port), past 32 peers
+            cm = ['{"interface":"ib%d","address":"%s","peer":"%s","rdma_cm":{"device":"mlx5_%d",'
+                  '"port":1}}' % (p, self.addr[(h, p)], self.addr[(h % self.H + 1, p)],
+                                  (p + 1) % self.P if (h, p) in self.cmwrong else p)
+                  for p in range(self.P) if self.rdma and (h, p) not in self.down and self.H > 1]
+            out.write('{"version":2,"host":"n%d","rdma_cm":"%s","stale":[],'
                       '"probing":{"probers":1,"rate":2000,"window_ms":%d,"requests":%d,'
                       '"retries":0,"answered":%d},"sources":[%s],"arp":[%s],'
-                      '"rdma_cm_probes":[],"neigh":[%s]}\n'
-                      % (h, 1 + len(arp) // 2, len(arp), len(arp), ",".join(src),
-                         ",".join(arp), ",".join(neigh)))
+                      '"rdma_cm_probes":[%s],"neigh":[%s]}\n'
+                      % (h, "asked" if self.rdma else "not asked", 1 + len(arp) // 2, len(arp),
+                         len(arp), ",".join(src), ",".join(arp), ",".join(cm), ",".join(neigh)))
 
     def expect(self, out):
         """every failing pair: FROM-HOST FROM-PORT TO-HOST TO-PORT CAUSE AT-HOST AT-PORT"""
@@ -191,6 +204,8 @@ class Fleet:
             return "no-answer", y
         if (x, y) in self.neigh:
             return "neigh-stale", x
+        if x in self.cmwrong:
+            return "wrong-port", x
         return None
 
 

@@ -40,6 +40,12 @@ struct fleet_slot {
 	size_t port, k;
 };
 
+/* an RDMA CM probe of a version-2 answer: from (port, address k) to address id */
+struct cm_sample {
+	size_t port, k;
+	uint32_t id;
+};
+
 /* the version-1 pairs of the answer being read, until each source's usual way is known */
 struct pending {
 	uint32_t port, k, dst, route, cm;
@@ -61,6 +67,9 @@ struct fleet_facts {
 	size_t ex_hcap;
 	struct pending *pend;
 	size_t n_pend, cap_pend;
+	/* the RDMA CM probes of the version-2 answer being read, for its classes */
+	struct cm_sample *cm_pend;
+	size_t n_cm_pend, cap_cm_pend;
 };
 
 /*
@@ -252,6 +261,7 @@ void facts_free(struct fleet *f)
 	free(x->exact);
 	free(x->ex_hash);
 	free(x->pend);
+	free(x->cm_pend);
 	free(x);
 	f->facts = NULL;
 	f->facts_free = NULL;
@@ -859,7 +869,54 @@ static int add_cm_v2(struct fleet *f, struct answer *d, const struct json *o)
 		return r;
 	e->has_cm = true;
 	e->cm = cm;
+	r = array_grow(&f->facts->cm_pend, &f->facts->cap_cm_pend, f->facts->n_cm_pend,
+		       sizeof(struct cm_sample), 16);
+	if (r < 0)
+		return r;
+	f->facts->cm_pend[f->facts->n_cm_pend++] = (struct cm_sample){ port, k, id };
 	return 0;
+}
+
+/* the address of id */
+static const struct ibh_ip *address_of(const struct fleet *f, uint32_t id)
+{
+	const struct fleet_port *p = &f->ports[f->facts->dsts[id].port];
+
+	for (size_t k = 0; k < p->n_addrs; k++)
+		if (p->addrs[k].id == id)
+			return &p->addrs[k].ip;
+	return NULL;
+}
+
+/*
+ * The answer's RDMA CM probes that resolved through another device or port
+ * than the source port's mark their class (fleet_class.cm_wrong): the
+ * peers it routes the same way resolve the same way. Read once the answer's
+ * classes are, in whatever order its members came.
+ */
+static void cm_classes(struct fleet *f)
+{
+	struct fleet_facts *x = f->facts;
+
+	for (size_t i = 0; i < x->n_cm_pend; i++) {
+		const struct cm_sample *c = &x->cm_pend[i];
+		struct fleet_port *p = &f->ports[c->port];
+		const struct fleet_exact *e = exact_find(x, exact_key(c->port, c->k, c->id));
+		const struct ibh_ip *dst = address_of(f, c->id);
+		struct fleet_class *cl;
+
+		if (!e || !dst || e->cm.cm != FLEET_CM_RESOLVED ||
+		    (strcmp(facts_string(f, e->cm.dev), p->rdma_dev) == 0 &&
+		     e->cm.port == p->rdma_port))
+			continue;
+		cl = (struct fleet_class *)facts_class(&p->addrs[c->k], dst);
+		if (cl && !cl->cm_wrong) {
+			cl->cm_wrong = true;
+			cl->cm = e->cm;
+			cl->cm_peer = *dst;
+		}
+	}
+	x->n_cm_pend = 0;
 }
 
 static int add_neigh(struct fleet *f, struct answer *d, const struct json *o)
@@ -999,6 +1056,7 @@ static int answer_end(struct fleet *f, struct answer *d, bool probes)
 {
 	if (!d->version || !d->host[0] || (d->version == 1 && !probes))
 		return -EINVAL;
+	cm_classes(f);
 	return finish_v1(f, d);
 }
 
@@ -1026,6 +1084,7 @@ int fleet_add_probes(struct fleet *f, const struct json *doc)
 	}
 	if (r < 0) {
 		f->facts->n_pend = 0;
+		f->facts->n_cm_pend = 0;
 		return r;
 	}
 	return answer_end(f, &d, probes);
@@ -1074,6 +1133,7 @@ int fleet_read_answers(struct fleet *f, FILE *in, size_t *ret_error)
 	}
 	if (r < 0) {
 		f->facts->n_pend = 0;
+		f->facts->n_cm_pend = 0;
 		*ret_error = json_reader_offset(&rd);
 	}
 	json_reader_free(&rd);

@@ -55,6 +55,13 @@ struct fleet_addr {
 	bool v1;
 };
 
+/* what RDMA CM answered for a pair (strings interned: fleet.strings) */
+struct fleet_cm_value {
+	uint8_t cm; /* enum fleet_cm */
+	uint32_t dev, error, port;
+	size_t count;
+};
+
 /* a route from one address of a host to every peer of a prefix (answer version 2's class) */
 struct fleet_class {
 	struct ibh_ip peers; /* a prefix, or a whole address; len 0: the rest */
@@ -70,14 +77,18 @@ struct fleet_class {
 	 * or a kernel without RTM_F_FIB_MATCH)
 	 */
 	int8_t bound;
+	/*
+	 * Past 32 peers RDMA CM is asked for one peer of the class (answer
+	 * version 2). Where it resolved that one through another device or port
+	 * than the source port's, so does every peer the class routes the same
+	 * way: cm is that answer, cm_peer the peer asked. A peer that does not
+	 * resolve is its own (its ARP), never the class's.
+	 */
+	bool cm_wrong;
+	struct ibh_ip cm_peer;
+	struct fleet_cm_value cm;
 };
 
-/* what RDMA CM answered for a pair (strings interned: fleet.strings) */
-struct fleet_cm_value {
-	uint8_t cm; /* enum fleet_cm */
-	uint32_t dev, error, port;
-	size_t count;
-};
 
 /* a neighbour entry of a host for a fleet address, with another port's hardware address */
 struct fleet_neigh {

@@ -76,6 +76,7 @@ struct pair {
 	const struct fleet_arp *arp;	 /* NULL: no probe judges it */
 	bool derived;
 	const struct fleet_cm_value *cm; /* NULL: not asked */
+	bool cm_class;			 /* cm is the class's sample (another peer's answer) */
 	const struct fleet_exact *exact;
 	bool onlink; /* dst is in the source address's prefix */
 	bool talks;  /* can_talk */
@@ -200,7 +201,7 @@ static void gid_because(const struct fleet *f, const struct pair *p, struct flee
 static void cm_because(const struct fleet *f, const struct pair *p, struct fleet_cell *c)
 {
 	const struct fleet_port *from = &f->ports[p->from];
-	char s[64], d[64];
+	char s[64], d[64], q[64];
 
 	if (!p->cm || c->cause != FLEET_OK)
 		return;
@@ -208,6 +209,14 @@ static void cm_because(const struct fleet *f, const struct pair *p, struct fleet
 		because(c, FLEET_UNRESOLVED, p->from,
 			"RDMA CM on %s does not resolve %s from %s: %s", from->host,
 			ipstr(p->dst, d), ipstr(p->src, s), facts_string(f, p->cm->error));
+	else if (p->cm->cm == FLEET_CM_RESOLVED && p->cm_class)
+		because(c, FLEET_WRONG_PORT, p->from,
+			"RDMA CM on %s resolves %s, a peer %s routes as it routes %s, through %s "
+			"port %u, not %s port %u (%s)",
+			from->host, ipstr(&p->route->cm_peer, q), ipstr(p->src, s),
+			ipstr(p->dst, d), facts_string(f, p->cm->dev), p->cm->port,
+			from->rdma ? from->rdma_dev : "no RDMA device", from->rdma_port,
+			from->ifname);
 	else if (p->cm->cm == FLEET_CM_RESOLVED &&
 		 (strcmp(facts_string(f, p->cm->dev), from->rdma_dev) != 0 ||
 		  p->cm->port != from->rdma_port))
@@ -456,6 +465,10 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 		p->cm = &p->exact->cm;
 	else if (x->v1 && x->n_cms && x->cms[0].cm != FLEET_CM_NOT_ASKED)
 		p->cm = &x->cms[0];
+	else if (p->route && p->route->cm_wrong) {
+		p->cm = &p->route->cm;
+		p->cm_class = true;
+	}
 	return true;
 }
 

@@ -56,6 +56,19 @@ expect_rc "v2 with a stale neighbour entry: not ok" 1 "$IB_HOOK" --join --fleet 
 cp "$T_DIR/out" "$T_DIR/v2n.json"
 check "  neigh-stale named at the host holding the entry, the rest as before" same "$T_DIR/v2n.json" "$T_DIR/expect-n"
 check "  the new causes are in the expectation" grep -q ' neigh-stale n30 ib1$' "$T_DIR/expect-n"
+# RDMA CM past 32 peers: asked for one peer of the class; a port whose sample
+# resolved through another port's device has every pair of the class named
+# shellcheck disable=SC2086
+gen --version 2 $faults --fault cm-wrong-port:40:3 --out "$T_DIR/v2c" --expect "$T_DIR/expect-c"
+expect_rc "v2, RDMA CM sampled: not ok" 1 "$IB_HOOK" --join --fleet "$T_DIR/v2c/inventory.json" --json "$T_DIR/v2c/answers.json"
+cp "$T_DIR/out" "$T_DIR/v2c.json"
+check "  wrong-port (RDMA CM) named for every pair of n40 ib3's class, the rest as before" same "$T_DIR/v2c.json" "$T_DIR/expect-c"
+check "  ... $(grep -c ' wrong-port n40 ib3$' "$T_DIR/expect-c") pairs of them, of one sample" test "$(grep -c ' wrong-port n40 ib3$' "$T_DIR/expect-c")" -gt 400
+check "  ... each saying which peer RDMA CM was asked for" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+w = [p["why"] for p in m["pairs"] if p["verdict"] == "wrong-port" and p["at"] == {"host": "n40", "interface": "ib3"}]
+sys.exit(not (len(w) > 400 and sum("a peer 10.0.40.4 routes as it routes" in x for x in w) == len(w) - 1))' "$T_DIR/v2c.json"
 
 # coverage: version 1 probes every pair itself; version 2 derives most
 cov() { python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["summary"]; print(s["arp_probed"], s["arp_derived"])' "$1"; }
