@@ -147,6 +147,6 @@ check "... and the link" test ! -e "$link"
 echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plugin DEL p net1 >"$T_DIR/out"
 expect_eq "... and succeeds again" "0 " "$? $(cat "$T_DIR/out")"
 echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' |
-	CNI_COMMAND=DEL CNI_CONTAINERID=../x CNI_NETNS= CNI_IFNAME=net1 "$IB_HOOK" >"$T_DIR/err.json"
+	CNI_COMMAND=DEL CNI_CONTAINERID=../x CNI_NETNS='' CNI_IFNAME=net1 "$IB_HOOK" >"$T_DIR/err.json"
 check "a container ID that is no file name: error 4" is_error "$T_DIR/err.json" 4
 done_testing
