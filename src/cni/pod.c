@@ -224,12 +224,6 @@ static void drop_empty_record(const char *path)
 		unlink(path);
 }
 
-/*
- * The container's link to its pod's record: <state>/cni-<CNI_CONTAINERID>
- * holds the record's name. A DEL after the namespace went cannot name the
- * namespace any more; through the link it still takes the record, which
- * would otherwise stay in /run until the next boot.
- */
 bool container_id_valid(const char *s)
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-";
@@ -239,6 +233,12 @@ bool container_id_valid(const char *s)
 	       s[0] != '-';
 }
 
+/*
+ * The container's link to its pod's record: <state>/cni-<CNI_CONTAINERID>
+ * holds the record's name. A DEL after the namespace went cannot name the
+ * namespace any more; through the link it still takes the record, which
+ * would otherwise stay in /run until the next boot.
+ */
 static int link_path(char *buf, size_t size, const char *container)
 {
 	int n = snprintf(buf, size, "%s/cni-%s", kernel->state_dir, container);

@@ -1013,10 +1013,9 @@ int plan_leftovers(const struct ibh_observed *o, struct ibh_plan *ret)
 	/* the leftover routes found in T, deleted in the kernel's order: an earlier one first */
 	struct leftover_route *dels = NULL;
 	size_t n_dels = 0, cap_dels = 0;
+	bool routes_done = false;
 	char buf[160];
 	int r = route_index_build(&t, o->routes, o->n_routes);
-
-	bool routes_done = false;
 
 	/* first the leftover routes found in T, to be deleted in the kernel's order */
 	for (size_t i = 0; o->record && i < o->record->n && r >= 0; i++) {
