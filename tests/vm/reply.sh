@@ -48,7 +48,8 @@ p=$(ip -4 route show 172.16.0.0/16 | sed -n "2s/.* dev \([^ ]*\).*/\1/p")
 echo "$o" "$p" "$(ip -4 -o addr show dev "$p" | sed -n "s/.* inet \([0-9.]*\)\/.*/\1/p")"')
 # reply_rping WHEN SETTINGS: on the server SETTINGS (sh), both neighbour
 # tables flushed, its route lookups printed; then rping from the client to
-# reply_a (10 s at most: a failure is said in 3 s)
+# reply_a (10 s at most: a failure is said in 3 s); the two expected to connect
+# get a second try after a timeout (rping.sh's once_more)
 reply_rping() {
 	run 1 20 "$2
 ip neigh flush dev ib0; ip neigh flush dev ib1
@@ -68,7 +69,7 @@ if [[ $reply_a == 172.16.34.[12] ]] && [[ $reply_o == ib[01] ]] && [[ $reply_p =
 systemctl stop ib-hook.service
 while ip rule del from $reply_a 2>/dev/null; do :; done
 ip rule show" | indent
-	reply_rping rp-filter-0 "sysctl -qw net.ipv4.conf.all.arp_filter=0"
+	once_more reply-rp-filter-0 reply_rping rp-filter-0 "sysctl -qw net.ipv4.conf.all.arp_filter=0"
 	r=$?
 	if [ $r = 0 ] && grep -qx "all.arp_filter=0 $reply_p.arp_filter=0 all.rp_filter=0 $reply_p.rp_filter=0" "$work/reply-rp-filter-0" &&
 		grep -q "^ip route get 172.16.16.1 from $reply_a: .* dev $reply_o " "$work/reply-rp-filter-0" &&
@@ -105,7 +106,7 @@ ip route del 172.16.0.0/16 dev $reply_p table main"
 sysctl -qw net.ipv4.conf.all.arp_filter=1 net.ipv4.conf.$reply_p.rp_filter=1
 systemctl start ib-hook.service" | indent
 	settled 1 >"$work/reply-status" || { fail "reply-route-rule-back-status"; indent <"$work/reply-status"; }
-	if reply_rping rule-back ":" && grep -q "^ip route get 172.16.16.1 from $reply_a: .* dev $reply_p " "$work/reply-rule-back"; then
+	if once_more reply-rule-back reply_rping rule-back ":" && grep -q "^ip route get 172.16.16.1 from $reply_a: .* dev $reply_p " "$work/reply-rule-back"; then
 		pass "reply-route-rule-back-connects"
 	else
 		fail "reply-route-rule-back-connects"

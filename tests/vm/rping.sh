@@ -352,13 +352,28 @@ transcript() { # transcript ADDR OUTPUT: as a person at the client would see it
 	} >>"$work/transcript"
 }
 
+# once_more WHAT CMD...: CMD, and CMD again once when it timed out (exit 124:
+# rping's own bound or run's). Under TCG on a loaded host a guest stalls now
+# and then (issue 49); an outcome expected to succeed may take a second
+# try, said on the test's output. Never for an outcome expected to fail, and
+# never after an error or a refusal (those are verdicts, not stalls).
+once_more() {
+	local what=$1 rc
+	shift
+	"$@"
+	rc=$?
+	[ $rc = 124 ] || return $rc
+	echo "# $what: timed out (a stall?): once more" >&3
+	"$@"
+}
+
 both() { # both WHEN NAME [ADDR...]: the client reaches both server addresses (or ADDRs)
 	local a out name=$2
 	shift 2
 	[ $# -gt 0 ] || set -- 172.16.34.1 172.16.34.2
 	server_start || fail "$name-rping-server"
 	for a in "$@"; do
-		if out=$(rping_to $a); then
+		if out=$(once_more "$name-rping-$a" rping_to $a); then
 			pass "$name-rping-$a"
 		else
 			fail "$name-rping-$a"
@@ -698,7 +713,7 @@ run 1 10 'sysctl -qw net.ipv4.conf.all.arp_filter=0' >/dev/null
 for al in keep 1; do
 	[ $al = keep ] ||
 		run 1 30 'mkdir -p /etc/ib-hook.conf.d; printf "[Sysctl]\nAcceptLocal=1\n" >/etc/ib-hook.conf.d/90-ci-accept-local.conf; ib-hook --all' | indent
-	out=$(loop)
+	if [ $al = keep ]; then out=$(loop); else out=$(once_more loopback-acceptlocal-1 loop); fi
 	rc=$?
 	[ $rc = 0 ] && res=connects || res="fails (exit $rc)"
 	echo "AcceptLocal=$al, arp_filter=0: $res" >>"$work/loopback"
@@ -773,15 +788,21 @@ ip -4 addr; ip -4 route; exit 1" >"$work/rails-net$v" 2>&1 &
 # ping -I and a TCP connection (a perl client; the other VM listens on port
 # 7200), both VMs at once, one pair after the other in each (measured: with
 # the pairs of a VM in parallel, a TCP connection that fails alone sometimes
-# connects): lines "SRC DST ping=RC tcp=RC" in $work/rails-WHEN
+# connects): lines "SRC DST ping=RC tcp=RC tries=N" in $work/rails-WHEN.
+# A probe that fails is tried once more with twice the time (issue 49: 1 s
+# is short for a guest that stalls under TCG); the pairs uRPF drops fail
+# both tries, so a before-state's failures cost some 4 s a pair more
 rails_pairs() {
 	local v o
 	for v in 1 2; do
 		o=$((3 - v))
-		run $v 60 "for s in 10.0.$v.1 10.1.$v.1; do for d in 10.0.$o.1 10.1.$o.1; do
-	ping -q -c 1 -W 1 -I \$s \$d >/dev/null 2>&1; p=\$?
-	perl -MIO::Socket::INET -e '\$c = IO::Socket::INET->new(LocalAddr => \$ARGV[0], PeerAddr => \$ARGV[1], PeerPort => 7200, Timeout => 1) or exit 1; exit((<\$c> // \"\") eq \"ok\\n\" ? 0 : 1)' \$s \$d; t=\$?
-	echo \"\$s \$d ping=\$p tcp=\$t\"
+		run $v 90 "for s in 10.0.$v.1 10.1.$v.1; do for d in 10.0.$o.1 10.1.$o.1; do
+	for w in 1 2; do
+		ping -q -c 1 -W \$w -I \$s \$d >/dev/null 2>&1; p=\$?
+		perl -MIO::Socket::INET -e '\$c = IO::Socket::INET->new(LocalAddr => \$ARGV[0], PeerAddr => \$ARGV[1], PeerPort => 7200, Timeout => \$ARGV[2]) or exit 1; exit((<\$c> // \"\") eq \"ok\\n\" ? 0 : 1)' \$s \$d \$w; t=\$?
+		[ \$p\$t = 00 ] && break
+	done
+	echo \"\$s \$d ping=\$p tcp=\$t tries=\$w\"
 done; done" >"$work/rails-$1-$v" &
 		pids_net[v]=$!
 	done
@@ -812,7 +833,7 @@ if [ "$STACK" = networkd ]; then
 	rails_pairs before
 	# only the pairs between the two ib0 ports pass (their way back is main's)
 	if [ "$(grep -c 'ping=0 tcp=0' "$work/rails-before")" = 2 ] &&
-		[ "$(grep -c '^10\.0\.[12]\.1 10\.0\.[12]\.1 ping=0 tcp=0$' "$work/rails-before")" = 2 ] &&
+		[ "$(grep -c '^10\.0\.[12]\.1 10\.0\.[12]\.1 ping=0 tcp=0 ' "$work/rails-before")" = 2 ] &&
 		[ "$(grep -c 'ping=1 tcp=1' "$work/rails-before")" = 6 ]; then
 		pass "rails-a-before-ping-tcp-only-ib0-ib0"
 	else
@@ -861,7 +882,7 @@ if [ "$STACK" = networkd ]; then
 		indent <"$work/rails-status1"
 	fi
 	run 2 10 'ip rule show; ip route show table all | grep -v "^local\|^broadcast\|table local"' | indent
-	if out=$(rping_ib1 20); then
+	if out=$(once_more rails-b-after-rping-from-ib1 rping_ib1 20); then
 		pass "rails-b-after-rping-from-ib1-connects"
 	else
 		fail "rails-b-after-rping-from-ib1-connects"
