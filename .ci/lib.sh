@@ -136,3 +136,20 @@ vm_releases() {
 	shift $((n % 3))
 	echo "$1"
 }
+
+# vm_cells TOP RELEASE: the bookworm pair's extra cells this CI run boots
+# beside the pair's own checks (tests/vm/rping.sh's VM_CELLS): "fleet
+# reply" and "rails" in turn, every other bookworm landing each, so that a
+# landing's VM step stays near the bullseye pair's time (issue 49: the
+# three cells together made the bookworm landing the longest with the
+# trixie one); $IB_HOOK_CI_VM_CELLS if set ("fleet reply rails": all)
+vm_cells() {
+	local n
+	if [ -n "${IB_HOOK_CI_VM_CELLS+set}" ]; then
+		echo "$IB_HOOK_CI_VM_CELLS"
+		return
+	fi
+	[ "$2" = bookworm ] || return 0
+	n=$(git -C "$1" rev-list --count HEAD 2>/dev/null) || n=1
+	if [ $((n / 3 % 2)) = 0 ]; then echo "fleet reply"; else echo rails; fi
+}

@@ -66,7 +66,7 @@ for release in $releases; do
 	t0=$(date +%s)
 	left=$((STEP_LIMIT - (t0 - started) - 20))
 	limit=540
-	[ "$release" = bookworm ] && limit=720
+	[ "$release" = bookworm ] && [ -n "$(vm_cells "$srcdir" bookworm)" ] && limit=720
 	[ "$left" -lt "$limit" ] && limit=$left
 	if [ "$limit" -lt 120 ]; then
 		echo "FAIL: vm-$release (no time left in the step's $((STEP_LIMIT / 60)) minutes)"
@@ -75,7 +75,9 @@ for release in $releases; do
 	fi
 	# the test's own time limit comes first: it then stops its VMs and
 	# deletes its namespace itself
-	VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb" |
+	cells=$(vm_cells "$srcdir" "$release")
+	echo "# vm $release: the pair's own checks, and the cells: ${cells:-none} (IB_HOOK_CI_VM_CELLS=\"fleet reply rails\" runs all)"
+	VM_CELLS=$cells VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb" |
 		tee "$tmp/pair-$release.log"
 	r=${PIPESTATUS[0]}
 	case $r in
