@@ -9,7 +9,10 @@
 #   Debian 12 (kernel 6.1)  with systemd-networkd
 #   Debian 13 (kernel 6.12) with NetworkManager
 #
-# The same .deb in all three. Needs root. The VM images are cached under
+# The bookworm pair's extra cells (the fleet view, the reply's route, routed
+# rails) run in turn too, "fleet reply" on one bookworm landing and "rails"
+# on the next (.ci/lib.sh's vm_cells, printed; IB_HOOK_CI_VM_CELLS="fleet
+# reply rails" runs all three). The same .deb in all three. Needs root. The VM images are cached under
 # /var/cache/ib-hook-ci by tests/vm/image.sh (about 1-2 min each when cold,
 # built ahead by .ci/prepare.sh). A pair took 3-4 min on the first CI
 # host, the bookworm pair 1.5-2 min more (the fleet view and its routed
