@@ -287,10 +287,26 @@ static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 	return a->dst.family == AF_INET6 && same_place(a, b) && a->gateway && b->gateway;
 }
 
-int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace)
+/*
+ * The links rt leaves through into *left: they lost a route of main, which
+ * the notification, saying the new route only, does not name. -ENOMEM when
+ * left could not take them all (the caller then looks at every link).
+ */
+static int left_by(struct index_set *left, const struct ibh_route *rt)
+{
+	int r = rt->oif > 0 ? index_set_add(left, rt->oif) : 0;
+
+	for (size_t h = 0; r >= 0 && h < rt->n_hops; h++)
+		if (rt->hops[h].oif > 0)
+			r = index_set_add(left, rt->hops[h].oif);
+	return r;
+}
+
+int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace,
+		    struct index_set *left)
 {
 	size_t placed = 0, i, nx;
-	bool exact = false, unknown = false;
+	bool exact = false, unknown = false, lost = false;
 	int r = 0;
 
 	/* only the slots of rt's destination can be of its place */
@@ -302,10 +318,12 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 			nx = x->next[i];
 			if (exact && route_equal(&x->routes[i], rt)) {
+				lost |= left_by(left, &x->routes[i]) < 0;
 				drop(x, i);
 			} else if (!exact && placed && rt->dst.family == AF_INET6 &&
 				   same_place(&x->routes[i], rt)) {
 				/* a next hop of an IPv6 multipath route went: which stay is not said */
+				lost |= left_by(left, &x->routes[i]) < 0;
 				unknow_links(x, &x->routes[i]);
 				unknown = true;
 				drop(x, i);
@@ -315,7 +333,7 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 			sweep(x);
 		else
 			compact(x);
-		return 0;
+		return lost ? -ENOMEM : 0;
 	}
 	/*
 	 * An IPv6 route that joined others says its own protocol, preference
@@ -329,13 +347,14 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 			nx = x->next[i];
 			if (same_place(&x->routes[i], rt)) {
+				lost |= left_by(left, &x->routes[i]) < 0;
 				unknow_links(x, &x->routes[i]);
 				drop(x, i);
 			}
 		}
 		unknow_links(x, rt);
 		sweep(x);
-		return 0;
+		return lost ? -ENOMEM : 0;
 	}
 	for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 		nx = x->next[i];
@@ -348,8 +367,11 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		 * main holds a twin of it through another device, made with `ip
 		 * route append`, which no network manager does); an IPv6 next hop
 		 * that joined a route makes one multipath route of two. Otherwise:
-		 * read them again.
+		 * read them again. Either way, the links the old route went
+		 * through (a multipath route's, a device the new route does not
+		 * use, a port where a blackhole says `dev lo`) are left.
 		 */
+		lost |= left_by(left, &x->routes[i]) < 0;
 		if (placed > 1 || !replace) {
 			unknow_links(x, &x->routes[i]);
 			unknow_links(x, rt);
@@ -365,7 +387,7 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		unknow_links(x, rt);
 		sweep(x);
 	}
-	return r;
+	return r < 0 ? r : lost ? -ENOMEM : 0;
 }
 
 void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ibh_ip *addr)
