@@ -14,7 +14,7 @@ through a pointer that a struct holds: a file that calls `->member(` calls
 every function some file stores there (`->member = fn`, `.member = fn,`), so
 that a lower file cannot call up (or round) through a pointer a higher one
 set. Each folder's meson.build may give its library the include directories
-of its own folder and the folders below only.
+and dependencies of its own folder and the folders below only.
 
     layers.py SRC_DIR [LIBRARY.a...]
 """
@@ -163,9 +163,9 @@ def main():
         if not folder or not os.path.exists(build):
             continue
         with open(build, encoding="utf-8") as fh:
-            for name in re.findall(r"\b([a-z]+)_inc\b", fh.read()):
+            for name, kind in re.findall(r"\b([a-z]+)_(inc|dep)\b", fh.read()):
                 if name in FOLDERS and FOLDERS.index(name) > FOLDERS.index(folder):
-                    errors.append(f"upward: src/{folder}/meson.build uses {name}_inc (src/{name}/ is above)")
+                    errors.append(f"upward: src/{folder}/meson.build uses {name}_{kind} (src/{name}/ is above)")
     # circles, within a floor (across floors the check above forbids them)
     graph = {}
     for (a, b) in arrows:
