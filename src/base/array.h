@@ -1,9 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Growing arrays and small sets of link indexes: the lowest floor, with ip.h. */
+/*
+ * Growing arrays, small sets of link indexes, and arrays freed on the way
+ * out: the lowest floor, with ip.h.
+ */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
+
+/*
+ * An array freed when its variable goes out of scope, as systemd's
+ * _cleanup_free_; TAKE_PTR(p) is p's value, p left NULL: what a function
+ * hands to its caller is not freed on the way out
+ */
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+#define _cleanup_free_ __attribute__((cleanup(freep)))
+#define TAKE_PTR(p)                                                                                \
+	({                                                                                         \
+		__typeof__(p) taken_ = (p);                                                        \
+		(p) = NULL;                                                                        \
+		taken_;                                                                            \
+	})
 
 /*
  * Room for one more item in *items (n used of *cap, each size bytes),

@@ -56,21 +56,21 @@ int classes_build(const struct ibh_ip *peers, const size_t *result, size_t n,
 		  const struct ibh_ip *prefixes, size_t n_prefixes, struct class_item **ret,
 		  size_t *n_ret, size_t *ret_rest)
 {
-	size_t *count = calloc(n + 1, sizeof(*count)), *touched = calloc(n + 1, sizeof(*touched));
-	struct ibh_ip *pfx = calloc(n_prefixes + 1, sizeof(*pfx));
-	struct class_item *items = NULL;
+	_cleanup_free_ size_t *count = calloc(n + 1, sizeof(*count)),
+			      *touched = calloc(n + 1, sizeof(*touched));
+	_cleanup_free_ struct ibh_ip *pfx = calloc(n_prefixes + 1, sizeof(*pfx));
+	_cleanup_free_ struct class_item *items = NULL;
 	size_t n_items = 0, cap = 0, n_pfx = 0, n_general, rest = 0, max_result = 0;
-	int r = -ENOMEM;
 
 	if (!count || !touched || !pfx)
-		goto cleanup;
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		if (result[i] > max_result)
 			max_result = result[i];
 	free(count);
 	count = calloc(max_result + 1, sizeof(*count));
 	if (!count)
-		goto cleanup;
+		return -ENOMEM;
 	/* the rest: the most common result (ties: the lowest) */
 	for (size_t i = 0; i < n; i++)
 		if (++count[result[i]] > count[rest] ||
@@ -107,7 +107,7 @@ int classes_build(const struct ibh_ip *peers, const size_t *result, size_t n,
 			continue;
 		here = classes_lookup(items, n_items, rest, &pfx[i]);
 		if (best != here && push(&items, &n_items, &cap, &pfx[i], best) < 0)
-			goto cleanup;
+			return -ENOMEM;
 	}
 	/* every peer the prefixes say wrong: its own address, the most specific item */
 	n_general = n_items;
@@ -117,19 +117,12 @@ int classes_build(const struct ibh_ip *peers, const size_t *result, size_t n,
 		a.len = (uint8_t)ip_bits(a.family);
 		if (classes_lookup(items, n_general, rest, &a) != result[j] &&
 		    push(&items, &n_items, &cap, &a, result[j]) < 0)
-			goto cleanup;
+			return -ENOMEM;
 	}
-	*ret = items;
+	*ret = TAKE_PTR(items);
 	*n_ret = n_items;
 	*ret_rest = rest;
-	items = NULL;
-	r = 0;
-cleanup:
-	free(items);
-	free(count);
-	free(touched);
-	free(pfx);
-	return r;
+	return 0;
 }
 
 size_t classes_result_id(struct class_result **results, size_t *n, size_t *cap,

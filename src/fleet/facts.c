@@ -244,7 +244,7 @@ static int address_id(const struct fleet *f, const struct ibh_ip *ip, uint32_t *
 	return 0;
 }
 
-void facts_free(struct fleet *f)
+static void facts_free(struct fleet *f)
 {
 	struct fleet_facts *x = f->facts;
 
@@ -264,7 +264,6 @@ void facts_free(struct fleet *f)
 	free(x->cm_pend);
 	free(x);
 	f->facts = NULL;
-	f->facts_free = NULL;
 	for (size_t i = 0; i < f->n_ports; i++) {
 		for (size_t k = 0; k < f->ports[i].n_addrs; k++) {
 			free(f->ports[i].addrs[k].classes);
@@ -272,6 +271,16 @@ void facts_free(struct fleet *f)
 		}
 		free(f->ports[i].neigh);
 	}
+}
+
+/*
+ * Here, not in fleet.c: the facts hang off the ports, and only this floor
+ * knows them; fleet.c, below, never calls up into it
+ */
+void fleet_free(struct fleet *f)
+{
+	facts_free(f);
+	fleet_free_ports(f);
 }
 
 static int addr_cmp(const void *x, const void *y)
@@ -298,7 +307,6 @@ int facts_build(struct fleet *f)
 	if (!x)
 		return -ENOMEM;
 	f->facts = x;
-	f->facts_free = facts_free;
 	/* each port's addresses by family and value: the order the judge takes pairs in */
 	for (size_t i = 0; i < f->n_ports; i++)
 		if (f->ports[i].n_addrs > 1)

@@ -3,7 +3,7 @@
  * What the hosts' answers said (issue 39), held by port and address, not by
  * pair: each source address's routes by class, each destination address's
  * ARP answers by segment, the few facts of one pair that differ from those
- * (exact facts), each port's stale neighbour entries. The judge (fleet.c)
+ * (exact facts), each port's stale neighbour entries. The judge (judge.c)
  * derives every pair's verdict from them while counting.
  */
 #pragma once
@@ -30,7 +30,6 @@ struct fleet_exact {
 
 /* the index of the addresses and the look-ups, after the inventory: -ENOMEM */
 int facts_build(struct fleet *f);
-void facts_free(struct fleet *f);
 const char *facts_string(const struct fleet *f, uint32_t id);
 /* the exact facts of (port, its address k) to address id, or NULL */
 const struct fleet_exact *facts_exact(const struct fleet *f, size_t port, size_t k, uint32_t id);

@@ -63,11 +63,8 @@ static void index_free(struct fleet *f)
 	f->n_indexed = 0;
 }
 
-void fleet_free(struct fleet *f)
+void fleet_free_ports(struct fleet *f)
 {
-	/* the answers' facts (facts.c, a floor above), when any were read */
-	if (f->facts_free)
-		f->facts_free(f);
 	for (size_t i = 0; i < f->n_ports; i++)
 		free(f->ports[i].addrs);
 	free(f->ports);

@@ -179,7 +179,6 @@ struct fleet {
 	size_t n_indexed;
 	/* the join (issue 39, facts.c): what the answers said, by port and address */
 	struct fleet_facts *facts;
-	void (*facts_free)(struct fleet *f); /* set with facts: fleet_free calls it */
 	size_t n_hosts;
 };
 
@@ -226,7 +225,10 @@ struct fleet_cell {
 };
 
 const char *fleet_cause_word(enum fleet_cause c);
+/* everything, the answers' facts included (facts.c: the floor that reads the answers) */
 void fleet_free(struct fleet *f);
+/* what the inventory and the probes hold, not the facts: fleet_free() frees those first */
+void fleet_free_ports(struct fleet *f);
 /* the ports of one --inventory document; -EINVAL when it is not one, -EEXIST for a host twice */
 int fleet_add_inventory(struct fleet *f, const struct json *doc);
 /* the ports by host name, as people sort them (n2 before n10); before any probe is added */

@@ -171,11 +171,11 @@ int sample_plan(const struct sample *s, size_t self, unsigned int k, unsigned in
 		struct sample_request **ret, size_t *n_ret, unsigned int *ret_window_ms)
 {
 	const struct fleet *f = s->f;
-	struct domain *d = NULL;
-	size_t n_d = 0, cap_d = 0, cap = 0, cap_m = 0, n = 0, *mine_d = NULL;
-	struct sample_request *req = NULL;
+	_cleanup_free_ struct domain *d = NULL;
+	_cleanup_free_ size_t *mine_d = NULL;
+	_cleanup_free_ struct sample_request *req = NULL;
+	size_t n_d = 0, cap_d = 0, cap = 0, cap_m = 0, n = 0;
 	unsigned int window = 0;
-	int r = -ENOMEM;
 
 	if (rate == 0)
 		rate = 1;
@@ -195,7 +195,7 @@ int sample_plan(const struct sample *s, size_t self, unsigned int k, unsigned in
 				;
 			if (x == n_d) {
 				if (array_grow(&d, &cap_d, n_d, sizeof(*d), 8) < 0)
-					goto cleanup;
+					return -ENOMEM;
 				d[n_d++] = (struct domain){ .pfx = p };
 			}
 			for (size_t j = 0; j < m; j++) {
@@ -206,7 +206,7 @@ int sample_plan(const struct sample *s, size_t self, unsigned int k, unsigned in
 					continue;
 				if (array_grow(&req, &cap, n, sizeof(*req), 64) < 0 ||
 				    array_grow(&mine_d, &cap_m, n, sizeof(*mine_d), 64) < 0)
-					goto cleanup;
+					return -ENOMEM;
 				q = &req[n];
 				*q = (struct sample_request){ .to = i, .to_addr = a };
 				q->at_ms = (unsigned int)((uint64_t)slot * 1000 / rate);
@@ -222,14 +222,8 @@ int sample_plan(const struct sample *s, size_t self, unsigned int k, unsigned in
 
 		window = w > window ? w : window;
 	}
-	*ret = req;
+	*ret = TAKE_PTR(req);
 	*n_ret = n;
 	*ret_window_ms = window;
-	req = NULL;
-	r = 0;
-cleanup:
-	free(req);
-	free(mine_d);
-	free(d);
-	return r;
+	return 0;
 }

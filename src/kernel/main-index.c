@@ -138,11 +138,25 @@ static void compact(struct ibh_main_index *x)
 	}
 }
 
-/* the slot i goes: its route leaves the index */
-static void drop(struct ibh_main_index *x, size_t i)
+/* the links rt leaves through are read again (tidy() then drops their routes) */
+static void unknow_links(struct ibh_main_index *x, const struct ibh_route *rt)
+{
+	index_set_del(&x->known, rt->oif);
+	for (size_t h = 0; h < rt->n_hops; h++)
+		index_set_del(&x->known, rt->hops[h].oif);
+}
+
+/*
+ * The slot i goes: its route leaves the index. unsure: which routes main
+ * holds through its links is not known any more (a multipath route's other
+ * hops, a twin the kernel does not name): they are read again
+ */
+static void drop(struct ibh_main_index *x, size_t i, bool unsure)
 {
 	size_t *p = &x->head[bucket(x, &x->routes[i].dst)];
 
+	if (unsure)
+		unknow_links(x, &x->routes[i]);
 	while (*p != NONE && *p != i)
 		p = &x->next[*p];
 	if (*p == i)
@@ -204,32 +218,25 @@ int main_index_through(const struct ibh_main_index *x, int ifindex, struct ibh_r
 	return 0;
 }
 
-/* the links rt leaves through are read again (sweep() then drops their routes) */
-static void unknow_links(struct ibh_main_index *x, const struct ibh_route *rt)
+/*
+ * After drops: where links became unknown, what no known link leaves
+ * through is no longer the index's (one pass); the free slots close up
+ */
+static void tidy(struct ibh_main_index *x, bool unknown)
 {
-	index_set_del(&x->known, rt->oif);
-	for (size_t h = 0; h < rt->n_hops; h++)
-		index_set_del(&x->known, rt->hops[h].oif);
-}
-
-/* what no known link leaves through is no longer the index's: one pass */
-static void sweep(struct ibh_main_index *x)
-{
-	for (size_t i = 0; i < x->n; i++)
+	for (size_t i = 0; unknown && i < x->n; i++)
 		if (live(&x->routes[i]) && !concerns(x, &x->routes[i]))
-			drop(x, i);
+			drop(x, i, false);
 	compact(x);
 }
 
 void main_index_forget(struct ibh_main_index *x, int ifindex)
 {
 	for (size_t i = 0; i < x->n; i++)
-		if (live(&x->routes[i]) && route_through(&x->routes[i], ifindex)) {
-			unknow_links(x, &x->routes[i]);
-			drop(x, i);
-		}
+		if (live(&x->routes[i]) && route_through(&x->routes[i], ifindex))
+			drop(x, i, true);
 	index_set_del(&x->known, ifindex);
-	sweep(x);
+	tidy(x, true);
 }
 
 void main_index_link_down(struct ibh_main_index *x, int ifindex)
@@ -242,18 +249,15 @@ void main_index_link_down(struct ibh_main_index *x, int ifindex)
 	bool unknown = false;
 
 	for (size_t i = 0; i < x->n; i++) {
+		bool hops;
+
 		if (!live(&x->routes[i]) || !route_through(&x->routes[i], ifindex))
 			continue;
-		if (x->routes[i].n_hops) {
-			unknow_links(x, &x->routes[i]);
-			unknown = true;
-		}
-		drop(x, i);
+		hops = x->routes[i].n_hops != 0;
+		unknown |= hops;
+		drop(x, i, hops);
 	}
-	if (unknown)
-		sweep(x);
-	else
-		compact(x);
+	tidy(x, unknown);
 }
 
 void main_index_forget_all(struct ibh_main_index *x)
@@ -287,10 +291,35 @@ static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 	return a->dst.family == AF_INET6 && same_place(a, b) && a->gateway && b->gateway;
 }
 
-int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace)
+/*
+ * The links rt leaves through into *left: they lost a route of main, which
+ * the notification, saying the new route only, does not name. -ENOMEM when
+ * left could not take them all (the caller then looks at every link).
+ */
+static int left_by(struct index_set *left, const struct ibh_route *rt)
+{
+	int r = rt->oif > 0 ? index_set_add(left, rt->oif) : 0;
+
+	for (size_t h = 0; r >= 0 && h < rt->n_hops; h++)
+		if (rt->hops[h].oif > 0)
+			r = index_set_add(left, rt->hops[h].oif);
+	return r;
+}
+
+/* the slot i goes (drop()), its links into *left: false when left could not take them */
+static bool leave(struct ibh_main_index *x, size_t i, bool unsure, struct index_set *left)
+{
+	bool taken = left_by(left, &x->routes[i]) >= 0;
+
+	drop(x, i, unsure);
+	return taken;
+}
+
+int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace,
+		    struct index_set *left)
 {
 	size_t placed = 0, i, nx;
-	bool exact = false, unknown = false;
+	bool exact = false, unknown = false, lost = false;
 	int r = 0;
 
 	/* only the slots of rt's destination can be of its place */
@@ -300,22 +329,18 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 	}
 	if (!add_) {
 		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
+			/* a next hop of an IPv6 multipath route went: which stay is not said */
+			bool hop = !exact && placed && rt->dst.family == AF_INET6 &&
+				   same_place(&x->routes[i], rt);
+
 			nx = x->next[i];
-			if (exact && route_equal(&x->routes[i], rt)) {
-				drop(x, i);
-			} else if (!exact && placed && rt->dst.family == AF_INET6 &&
-				   same_place(&x->routes[i], rt)) {
-				/* a next hop of an IPv6 multipath route went: which stay is not said */
-				unknow_links(x, &x->routes[i]);
-				unknown = true;
-				drop(x, i);
+			if (hop || (exact && route_equal(&x->routes[i], rt))) {
+				lost |= !leave(x, i, hop, left);
+				unknown |= hop;
 			}
 		}
-		if (unknown)
-			sweep(x);
-		else
-			compact(x);
-		return 0;
+		tidy(x, unknown);
+		return lost ? -ENOMEM : 0;
 	}
 	/*
 	 * An IPv6 route that joined others says its own protocol, preference
@@ -328,14 +353,12 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 	if (rt->dst.family == AF_INET6 && rt->n_hops > 1 && !replace) {
 		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 			nx = x->next[i];
-			if (same_place(&x->routes[i], rt)) {
-				unknow_links(x, &x->routes[i]);
-				drop(x, i);
-			}
+			if (same_place(&x->routes[i], rt))
+				lost |= !leave(x, i, true, left);
 		}
 		unknow_links(x, rt);
-		sweep(x);
-		return 0;
+		tidy(x, true);
+		return lost ? -ENOMEM : 0;
 	}
 	for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 		nx = x->next[i];
@@ -348,24 +371,25 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		 * main holds a twin of it through another device, made with `ip
 		 * route append`, which no network manager does); an IPv6 next hop
 		 * that joined a route makes one multipath route of two. Otherwise:
-		 * read them again.
+		 * read them again. Either way, the links the old route went
+		 * through (a multipath route's, a device the new route does not
+		 * use, a port where a blackhole says `dev lo`) are left.
 		 */
 		if (placed > 1 || !replace) {
-			unknow_links(x, &x->routes[i]);
 			unknow_links(x, rt);
 			unknown = true;
 		}
-		drop(x, i);
+		lost |= !leave(x, i, placed > 1 || !replace, left);
 	}
 	if (unknown)
-		sweep(x);
+		tidy(x, true);
 	if (main_index_wanted(rt) && concerns(x, rt))
 		r = add(x, rt);
 	if (r < 0) {
 		unknow_links(x, rt);
-		sweep(x);
+		tidy(x, true);
 	}
-	return r;
+	return r < 0 ? r : lost ? -ENOMEM : 0;
 }
 
 void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ibh_ip *addr)
@@ -377,11 +401,9 @@ void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ib
 	 */
 	for (size_t i = 0; i < x->n; i++)
 		if (live(&x->routes[i]) && x->routes[i].src.family &&
-		    ip_same_address(&x->routes[i].src, addr)) {
-			unknow_links(x, &x->routes[i]);
-			drop(x, i);
-		}
-	sweep(x);
+		    ip_same_address(&x->routes[i].src, addr))
+			drop(x, i, true);
+	tidy(x, true);
 	if (addr->family == AF_INET)
 		main_index_forget(x, ifindex);
 }

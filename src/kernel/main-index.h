@@ -63,10 +63,14 @@ void main_index_link_down(struct ibh_main_index *x, int ifindex);
 void main_index_forget_all(struct ibh_main_index *x);
 /*
  * A notification of a route of main (RTM_NEWROUTE with NLM_F_REPLACE:
- * replace; RTM_DELROUTE: !add) applied: 0, or -ENOMEM with the links it
- * concerns forgotten
+ * replace; RTM_DELROUTE: !add) applied. The links that the routes it took
+ * out of the index went through (the route a replace put another in the
+ * place of, one a delete took) are added to *left: a replace names the new
+ * route's devices only, and a copy of the old route may be in their tables.
+ * 0, or -ENOMEM with the links it concerns forgotten or left incomplete
  */
-int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace);
+int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace,
+		    struct index_set *left);
 /* an address of ifindex went: the kernel drops routes of main by it without a notification */
 void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ibh_ip *addr);
 void main_index_free(struct ibh_main_index *x);

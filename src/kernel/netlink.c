@@ -968,7 +968,10 @@ static void mark(struct ibh_events *ev, int ifindex)
 /*
  * A route of main concerns the managed links it leaves through: their
  * copies, and the lookups a link's run makes through its own device (its
- * prefix route under MainRoute=delete, a gateway's reach). The one lookup
+ * prefix route under MainRoute=delete, a gateway's reach). So does the route
+ * it replaced or that a delete took, through the links in left (the index
+ * knows them: a replace names only the new route's devices, an IPv6
+ * blackhole `dev lo`), whose copies of it must go. The one lookup
  * of a run that any device's route can change is the one for main's
  * default (the one-subnet layout copies another port's default into every
  * port's table): a route that lookup meets, a default or one that hides
@@ -977,7 +980,8 @@ static void mark(struct ibh_events *ev, int ifindex)
  * now end in it). Any other route through devices ib-hook does not manage
  * (a BGP host's uplink) concerns nobody: no pass, no read of main.
  */
-static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
+static void mark_main(struct ibh_events *ev, const struct ibh_route *rt,
+		      const struct index_set *left)
 {
 	const struct index_set *managed = &ev->main->managed;
 
@@ -986,7 +990,7 @@ static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
 		return;
 	}
 	for (size_t i = 0; i < managed->n; i++)
-		if (route_through(rt, managed->items[i]))
+		if (route_through(rt, managed->items[i]) || index_set_has(left, managed->items[i]))
 			mark(ev, managed->items[i]);
 }
 
@@ -1009,9 +1013,10 @@ static int addr_from_msg(struct nlmsghdr *nlh, struct ibh_ip *ret)
 /*
  * The watcher's index of main's routes follows every notification, also
  * those of ib-hook's own changes; where the kernel changes main without one,
- * the link is read again
+ * the link is read again. The links a route of main left (replaced or
+ * deleted) into *left: 0, or -ENOMEM when they are not all there
  */
-static void follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh)
+static int follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh, struct index_set *left)
 {
 	struct ifinfomsg *ifi;
 	struct ibh_route rt;
@@ -1038,10 +1043,11 @@ static void follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh)
 		if (nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, &rt) == 0 &&
 		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED) &&
 		    rt.table == RT_TABLE_MAIN)
-			(void)main_index_note(x, &rt, nlh->nlmsg_type == RTM_NEWROUTE,
-					      nlh->nlmsg_flags & NLM_F_REPLACE);
+			return main_index_note(x, &rt, nlh->nlmsg_type == RTM_NEWROUTE,
+					       nlh->nlmsg_flags & NLM_F_REPLACE, left);
 		break;
 	}
+	return 0;
 }
 
 static int on_event(struct nl_msg *msg, void *arg)
@@ -1049,16 +1055,19 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct ibh_monitor *m = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct ibh_events *ev = m->ev;
+	struct index_set left = {};
 	struct ibh_route rt;
+	bool lost = ev->main && follow_main(ev->main, nlh, &left) < 0;
 
-	if (ev->main)
-		follow_main(ev->main, nlh);
 	/* the kernel stamps notifications caused by a request with its sender's port */
 	if (m->own_port && nlh->nlmsg_pid == m->own_port) {
 		ev->own++;
-		return NL_OK;
+		goto cleanup;
 	}
 	ev->events++;
+	/* out of memory: which links a route of main left is not known, every link may have */
+	if (lost)
+		ev->tables_changed = true;
 	switch (nlh->nlmsg_type) {
 	/*
 	 * An address on two managed links has one owner; when it leaves the
@@ -1087,7 +1096,7 @@ static int on_event(struct nl_msg *msg, void *arg)
 			if (rt.table == RT_TABLE_LOCAL)
 				break; /* the kernel's own, for local addresses: the address event says it */
 			if (rt.table == RT_TABLE_MAIN && ev->main)
-				mark_main(ev, &rt);
+				mark_main(ev, &rt, &left);
 			/*
 			 * a route in another table names its device, not the link
 			 * whose table it is: one through another device in T(X)
@@ -1103,6 +1112,8 @@ static int on_event(struct nl_msg *msg, void *arg)
 		ev->tables_changed = true;
 		break;
 	}
+cleanup:
+	index_set_free(&left);
 	return NL_OK;
 }
 

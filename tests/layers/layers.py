@@ -9,8 +9,12 @@ in another folder than LAYERS says is an error. A file may include, and call,
 files of its own floor or lower only (so of its own folder or a lower one),
 and the arrows within a floor form no circle. The includes are read from every
 .c and .h under src/; the calls, when the static libraries are given, from
-their objects' symbols (nm). Each folder's meson.build may give its library the
-include directories of its own folder and the folders below only.
+their objects' symbols (nm), and from the sources where a function is called
+through a pointer that a struct holds: a file that calls `->member(` calls
+every function some file stores there (`->member = fn`, `.member = fn,`), so
+that a lower file cannot call up (or round) through a pointer a higher one
+set. Each folder's meson.build may give its library the include directories
+and dependencies of its own folder and the folders below only.
 
     layers.py SRC_DIR [LIBRARY.a...]
 """
@@ -56,6 +60,40 @@ def where(folder, what):
     return f"{folder or 'src'}: {what}"
 
 
+def code_only(text):
+    """C text without its comments and string and character literals"""
+    return re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", text,
+                  flags=re.S)
+
+
+def pointer_calls(src, files, functions):
+    """arrows (caller, callee) -> how, for the calls through a struct member
+    that holds a function pointer; functions: module -> the functions its
+    object defines (static ones too)"""
+    owner = {}  # a function's module: its own, or the one global definition
+    for m, names in functions.items():
+        for n in names:
+            owner.setdefault(n, set()).add(m)
+    stored, calls = {}, []  # member -> {(module, fn)}; (module, path, member)
+    for path, _, m in files:
+        if not path.endswith(".c"):
+            continue
+        with open(os.path.join(src, path), encoding="utf-8") as fh:
+            text = code_only(fh.read())
+        for member, fn in re.findall(r"(?:->|\.)\s*(\w+)\s*=\s*&?\s*(\w+)\s*[;,}]", text):
+            mods = {m} if m in owner.get(fn, ()) else owner.get(fn, set())
+            if len(mods) == 1:
+                stored.setdefault(member, set()).add((next(iter(mods)), fn))
+        for member in set(re.findall(r"(?:->|\.)\s*(\w+)\s*\(", text)):
+            calls.append((m, path, member))
+    arrows = {}
+    for m, path, member in calls:
+        for callee, fn in sorted(stored.get(member, ())):
+            if callee != m:
+                arrows.setdefault((m, callee), f"{path} calls {fn}() of {callee}.c through ->{member}")
+    return arrows
+
+
 def main():
     src = sys.argv[1]
     libs = sys.argv[2:]
@@ -92,7 +130,7 @@ def main():
                 if inc and inc.group(1) not in GENERATED and inc.group(1) != m:
                     arrows.setdefault((m, inc.group(1)), f"{path} includes {inc.group(1)}.h")
     if libs:
-        defined, undefined = {}, []
+        defined, undefined, functions = {}, [], {}
         out = subprocess.run(["nm", "-A"] + libs, check=True, capture_output=True, text=True).stdout
         for line in out.splitlines():
             parts = line.split()
@@ -107,9 +145,13 @@ def main():
                 undefined.append((obj, sym))
             elif kind in "TDBR":
                 defined[sym] = obj
+            if kind in "Tt":
+                functions.setdefault(obj, set()).add(sym)
         for obj, sym in undefined:
             if sym in defined and defined[sym] != obj:
                 arrows.setdefault((obj, defined[sym]), f"{obj}.c calls {sym}() of {defined[sym]}.c")
+        for arrow, how in pointer_calls(src, files, functions).items():
+            arrows.setdefault(arrow, how)
     for (a, b), how in sorted(arrows.items()):
         if a in floor and b in floor and floor[b] > floor[a]:
             up = "a folder up, " if home[a] != home[b] else ""
@@ -121,9 +163,9 @@ def main():
         if not folder or not os.path.exists(build):
             continue
         with open(build, encoding="utf-8") as fh:
-            for name in re.findall(r"\b([a-z]+)_inc\b", fh.read()):
+            for name, kind in re.findall(r"\b([a-z]+)_(inc|dep)\b", fh.read()):
                 if name in FOLDERS and FOLDERS.index(name) > FOLDERS.index(folder):
-                    errors.append(f"upward: src/{folder}/meson.build uses {name}_inc (src/{name}/ is above)")
+                    errors.append(f"upward: src/{folder}/meson.build uses {name}_{kind} (src/{name}/ is above)")
     # circles, within a floor (across floors the check above forbids them)
     graph = {}
     for (a, b) in arrows:

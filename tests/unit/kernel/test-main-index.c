@@ -20,9 +20,11 @@
 #include "route-index.h"
 #include "route.h"
 
+#define LO   1
+#define ETH0 2
 #define IB0  3
 #define IB1  4
-#define ETH0 2
+#define IB2  5
 
 /* "A" (a host) or "A/LEN" */
 static struct ibh_ip ip(const char *s)
@@ -43,6 +45,56 @@ static struct ibh_route via(const char *dst, const char *gw, int oif, uint32_t m
 	r.type = RTN_UNICAST;
 	r.gateway = true;
 	return r;
+}
+
+/* main_index_note, where the links it says the notification left do not matter */
+static int note(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace)
+{
+	struct index_set left = {};
+	int r = main_index_note(x, rt, add, replace, &left);
+
+	index_set_free(&left);
+	return r;
+}
+
+/* main_index_note says the notification left exactly the links of want (0 ends it) */
+static void leaves(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace,
+		   const int *want)
+{
+	struct index_set left = {};
+	size_t n = 0;
+
+	assert_int_equal(main_index_note(x, rt, add, replace, &left), 0);
+	for (; want[n]; n++)
+		assert_true(index_set_has(&left, want[n]));
+	assert_int_equal(left.n, n);
+	index_set_free(&left);
+}
+
+/* a route of main of type (blackhole, unreachable, prohibit) to dst: IPv6 says it `dev lo` */
+static struct ibh_route reject(const char *dst, uint8_t type, uint32_t metric)
+{
+	struct ibh_route r = { .dst = ip(dst), .metric = metric, .type = type };
+
+	r.table = RT_TABLE_MAIN;
+	r.protocol = RTPROT_BOOT;
+	r.oif = r.dst.family == AF_INET6 ? LO : 0;
+	return r;
+}
+
+/* the index holds a route to dst through ifindex */
+static bool holds(const struct ibh_main_index *x, int ifindex, const char *dst)
+{
+	struct ibh_route *v = NULL;
+	struct ibh_ip d = ip(dst);
+	size_t n = 0, cap = 0;
+	bool found = false;
+
+	assert_int_equal(main_index_through(x, ifindex, &v, &n, &cap), 0);
+	for (size_t i = 0; i < n; i++)
+		found |= ip_equal(&v[i].dst, &d);
+	free(v);
+	return found;
 }
 
 /* 10.20.0.0/16 through two next hops */
@@ -97,10 +149,10 @@ static void test_learn_and_churn(void **state)
 	/* the kernel's prefix route is no copy's input */
 	assert_int_equal(through(&x, IB0, &r), 1);
 	assert_int_equal(r.metric, 100);
-	/* the uplink's churn leaves the index as it was */
-	assert_int_equal(main_index_note(&x, &up, true, false), 0);
-	assert_int_equal(main_index_note(&x, &up, true, true), 0);
-	assert_int_equal(main_index_note(&x, &up, false, false), 0);
+	/* the uplink's churn leaves the index as it was, and no link */
+	leaves(&x, &up, true, false, (int[]){ 0 });
+	leaves(&x, &up, true, true, (int[]){ 0 });
+	leaves(&x, &up, false, false, (int[]){ 0 });
 	assert_int_equal(x.n, 2);
 	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
 	main_index_free(&x);
@@ -115,22 +167,22 @@ static void test_add_replace_delete(void **state)
 
 	(void)state;
 	learned(&x);
-	assert_int_equal(main_index_note(&x, &agg, true, false), 0);
+	assert_int_equal(note(&x, &agg, true, false), 0);
 	assert_int_equal(through(&x, IB1, NULL), 2);
 	/* the same notification read twice (it raced with the dump) is one route */
-	assert_int_equal(main_index_note(&x, &agg, true, false), 0);
+	assert_int_equal(note(&x, &agg, true, false), 0);
 	assert_int_equal(through(&x, IB1, NULL), 2);
 	/* `ip route replace default via NEW dev ib1 metric 101`: the old one goes */
 	d1new.metrics_set = 1u << RTAX_MTU;
 	d1new.metric_values[RTAX_MTU] = 1400;
-	assert_int_equal(main_index_note(&x, &d1new, true, true), 0);
+	assert_int_equal(note(&x, &d1new, true, true), 0);
 	assert_int_equal(through(&x, IB1, NULL), 2);
 	assert_true(main_index_knows(&x, IB1));
-	assert_int_equal(main_index_note(&x, &agg, false, false), 0);
+	assert_int_equal(note(&x, &agg, false, false), 0);
 	assert_int_equal(through(&x, IB1, &r), 1);
 	assert_true(route_equal(&r, &d1new));
 	/* a delete of what is not there changes nothing */
-	assert_int_equal(main_index_note(&x, &d1, false, false), 0);
+	assert_int_equal(note(&x, &d1, false, false), 0);
 	assert_int_equal(through(&x, IB1, NULL), 1);
 	assert_true(main_index_knows(&x, IB1));
 	main_index_free(&x);
@@ -143,12 +195,175 @@ static void test_replace_moves_away(void **state)
 
 	(void)state;
 	learned(&x);
-	/* ib1's default replaced by one through the uplink: ib1 has none now, and knows it */
-	assert_int_equal(main_index_note(&x, &d1up, true, true), 0);
+	/*
+	 * ib1's default replaced by one through the uplink: ib1 has none now,
+	 * and knows it; the notification names eth0, the index says ib1 lost it
+	 */
+	leaves(&x, &d1up, true, true, (int[]){ IB1, 0 });
 	assert_int_equal(through(&x, IB1, NULL), 0);
 	assert_true(main_index_knows(&x, IB1));
 	assert_int_equal(through(&x, ETH0, NULL), 0);
 	assert_int_equal(through(&x, IB0, NULL), 1);
+	main_index_free(&x);
+}
+
+/*
+ * Issue 44, item 2: a replace names the new route's devices only; every link
+ * the old route went through has lost it, and its copy in T(X) must go
+ */
+static void test_replace_leaves_multipath(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route mp = multipath(IB0, "10.0.0.0", IB1, "10.0.0.2"),
+			 one = via("10.20.0.0/16", "10.0.0.4", IB2, 0);
+
+	(void)state;
+	learned(&x);
+	assert_int_equal(main_index_learn(&x, IB2, NULL, 0), 0);
+	assert_int_equal(note(&x, &mp, true, false), 0);
+	assert_true(holds(&x, IB0, "10.20.0.0/16") && holds(&x, IB1, "10.20.0.0/16"));
+	/* `ip route replace 10.20.0.0/16 via G dev ib2` */
+	leaves(&x, &one, true, true, (int[]){ IB0, IB1, 0 });
+	assert_false(holds(&x, IB0, "10.20.0.0/16") || holds(&x, IB1, "10.20.0.0/16"));
+	assert_true(holds(&x, IB2, "10.20.0.0/16"));
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
+	/* and back: ib2 lost it */
+	leaves(&x, &mp, true, true, (int[]){ IB2, 0 });
+	assert_false(holds(&x, IB2, "10.20.0.0/16"));
+	assert_true(holds(&x, IB0, "10.20.0.0/16") && holds(&x, IB1, "10.20.0.0/16"));
+	/* an IPv6 multipath route (as a dump says it) replaced by one hop */
+	mp = multipath(IB0, "fe80::1", IB1, "fe80::2");
+	mp.dst = ip("2001:db8:20::/48");
+	mp.metric = 1024;
+	one = via("2001:db8:20::/48", "fe80::4", IB2, 1024);
+	assert_int_equal(main_index_learn(&x, IB0, &mp, 1), 0);
+	assert_true(holds(&x, IB1, "2001:db8:20::/48"));
+	leaves(&x, &one, true, true, (int[]){ IB0, IB1, 0 });
+	assert_false(holds(&x, IB0, "2001:db8:20::/48") || holds(&x, IB1, "2001:db8:20::/48"));
+	assert_true(holds(&x, IB2, "2001:db8:20::/48"));
+	main_index_free(&x);
+}
+
+static void test_replace_leaves_device(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route a4 = via("10.91.0.0/16", "10.0.0.0", IB0, 0),
+			 b4 = via("10.91.0.0/16", "10.0.0.2", IB1, 0),
+			 c4 = via("10.91.0.0/16", "10.0.0.3", IB1, 0),
+			 a6 = via("2001:db8:53::/48", "fe80::1", IB0, 1024),
+			 b6 = via("2001:db8:53::/48", "fe80::1", IB1, 1024);
+
+	(void)state;
+	learned(&x);
+	assert_int_equal(note(&x, &a4, true, false), 0);
+	assert_int_equal(note(&x, &a6, true, false), 0);
+	leaves(&x, &b4, true, true, (int[]){ IB0, 0 });
+	leaves(&x, &b6, true, true, (int[]){ IB0, 0 });
+	assert_false(holds(&x, IB0, "10.91.0.0/16") || holds(&x, IB0, "2001:db8:53::/48"));
+	assert_true(holds(&x, IB1, "10.91.0.0/16") && holds(&x, IB1, "2001:db8:53::/48"));
+	/* another gateway through the same device: the device is left (and named) */
+	leaves(&x, &c4, true, true, (int[]){ IB1, 0 });
+	assert_true(holds(&x, IB1, "10.91.0.0/16"));
+	/* a replace by the very route the index holds changes nothing */
+	leaves(&x, &c4, true, true, (int[]){ 0 });
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
+	main_index_free(&x);
+}
+
+/* unicast to blackhole, unreachable, prohibit: IPv4 says no device, IPv6 `dev lo` */
+static void test_replace_leaves_reject(void **state)
+{
+	static const uint8_t types[] = { RTN_BLACKHOLE, RTN_UNREACHABLE, RTN_PROHIBIT };
+	static const char *const dsts[] = { "10.92.0.0/16", "2001:db8:54::/48" };
+
+	(void)state;
+	for (size_t f = 0; f < 2; f++)
+		for (size_t t = 0; t < sizeof(types); t++) {
+			struct ibh_main_index x = {};
+			struct ibh_route u = via(dsts[f], f ? "fe80::1" : "10.0.0.0", IB0, 100),
+					 rej = reject(dsts[f], types[t], 100),
+					 back = via(dsts[f], f ? "fe80::1" : "10.0.0.2", IB1, 100);
+
+			learned(&x);
+			assert_int_equal(note(&x, &u, true, false), 0);
+			assert_true(holds(&x, IB0, dsts[f]));
+			leaves(&x, &rej, true, true, (int[]){ IB0, 0 });
+			assert_false(holds(&x, IB0, dsts[f]));
+			assert_true(main_index_knows(&x, IB0));
+			/* the reject route was never the index's: replaced or deleted, it leaves no link */
+			leaves(&x, &back, true, true, (int[]){ 0 });
+			assert_true(holds(&x, IB1, dsts[f]));
+			leaves(&x, &back, false, false, (int[]){ IB1, 0 });
+			leaves(&x, &rej, true, false, (int[]){ 0 });
+			leaves(&x, &rej, false, false, (int[]){ 0 });
+			assert_int_equal(x.n - x.free_slots, 2);
+			main_index_free(&x);
+		}
+}
+
+/* routes of one prefix with another metric are other routes: only the replaced twin's links */
+static void test_replace_leaves_twins(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route m100 = via("2001:db8:51::/48", "fe80::1", IB0, 100),
+			 m200 = via("2001:db8:51::/48", "fe80::1", IB0, 200),
+			 m300 = via("2001:db8:51::/48", "fe80::1", IB1, 300),
+			 hole = reject("2001:db8:51::/48", RTN_BLACKHOLE, 200),
+			 v100 = via("10.95.0.0/16", "10.0.0.0", IB0, 100),
+			 v200 = via("10.95.0.0/16", "10.0.0.2", IB1, 200),
+			 v200new = via("10.95.0.0/16", "10.0.0.4", IB2, 200);
+
+	(void)state;
+	learned(&x);
+	assert_int_equal(main_index_learn(&x, IB2, NULL, 0), 0);
+	assert_int_equal(note(&x, &m100, true, false), 0);
+	assert_int_equal(note(&x, &m200, true, false), 0);
+	assert_int_equal(note(&x, &m300, true, false), 0);
+	assert_int_equal(through(&x, IB0, NULL), 3);
+	/* the metric-100 twin deleted, then the metric-200 one replaced by a blackhole */
+	leaves(&x, &m100, false, false, (int[]){ IB0, 0 });
+	assert_int_equal(through(&x, IB0, NULL), 2);
+	leaves(&x, &hole, true, true, (int[]){ IB0, 0 });
+	assert_false(holds(&x, IB0, "2001:db8:51::/48"));
+	assert_true(holds(&x, IB1, "2001:db8:51::/48"));
+	/* IPv4: the metric-200 twin moves from ib1 to ib2, ib0's metric 100 stays */
+	assert_int_equal(note(&x, &v100, true, false), 0);
+	assert_int_equal(note(&x, &v200, true, false), 0);
+	leaves(&x, &v200new, true, true, (int[]){ IB1, 0 });
+	assert_true(holds(&x, IB0, "10.95.0.0/16") && holds(&x, IB2, "10.95.0.0/16"));
+	assert_false(holds(&x, IB1, "10.95.0.0/16"));
+	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1) &&
+		    main_index_knows(&x, IB2));
+	main_index_free(&x);
+}
+
+/*
+ * Where the index cannot tell which route went (IPv4 twins of one place made
+ * with `ip route append`, a next hop of an IPv6 multipath route deleted), the
+ * links are read again, and every link of the routes it dropped is left
+ */
+static void test_unsure_leaves(void **state)
+{
+	struct ibh_main_index x = {};
+	struct ibh_route t0 = via("10.96.0.0/16", "10.0.0.0", IB0, 0),
+			 t1 = via("10.96.0.0/16", "10.0.0.2", IB1, 0),
+			 t2 = via("10.96.0.0/16", "10.0.0.4", IB2, 0),
+			 mp = multipath(IB0, "fe80::1", IB1, "fe80::2"),
+			 hop1 = via("2001:db8:21::/48", "fe80::2", IB1, 1024);
+
+	(void)state;
+	learned(&x);
+	assert_int_equal(main_index_learn(&x, IB2, NULL, 0), 0);
+	assert_int_equal(note(&x, &t0, true, false), 0);
+	assert_int_equal(note(&x, &t1, true, false), 0);
+	leaves(&x, &t2, true, true, (int[]){ IB0, IB1, 0 });
+	assert_false(main_index_knows(&x, IB0) || main_index_knows(&x, IB1));
+	learned(&x);
+	mp.dst = ip("2001:db8:21::/48");
+	mp.metric = 1024;
+	assert_int_equal(main_index_learn(&x, IB0, &mp, 1), 0);
+	leaves(&x, &hop1, false, false, (int[]){ IB0, IB1, 0 });
+	assert_false(main_index_knows(&x, IB0) || main_index_knows(&x, IB1));
 	main_index_free(&x);
 }
 
@@ -160,7 +375,7 @@ static void test_multipath(void **state)
 	(void)state;
 	learned(&x);
 	/* a multipath route with a hop through ib0 is ib0's too */
-	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
+	assert_int_equal(note(&x, &mp, true, false), 0);
 	assert_int_equal(through(&x, IB0, NULL), 2);
 	assert_int_equal(through(&x, IB1, NULL), 1);
 	/* ib0 goes down: its default goes; which hops of the multipath route stay is read again */
@@ -180,7 +395,7 @@ static void test_link_down_deleted(void **state)
 	(void)state;
 	learned(&x);
 	/* deleted with a multipath route through both: both are read again */
-	assert_int_equal(main_index_note(&x, &mp, true, false), 0);
+	assert_int_equal(note(&x, &mp, true, false), 0);
 	assert_int_equal(x.n, 3);
 	main_index_forget(&x, IB0);
 	assert_false(main_index_knows(&x, IB0) || main_index_knows(&x, IB1));
@@ -216,15 +431,15 @@ static void test_ipv6_join(void **state)
 	 * joins; but `ip route append ... proto ra` looks the same and does
 	 * join (seed 2091113781 of tests/random/ownership.py): read again
 	 */
-	assert_int_equal(main_index_note(&x, &ra0, true, false), 0);
+	assert_int_equal(note(&x, &ra0, true, false), 0);
 	assert_int_equal(through(&x, IB0, NULL), 2);
-	assert_int_equal(main_index_note(&x, &ra1, true, false), 0);
+	assert_int_equal(note(&x, &ra1, true, false), 0);
 	assert_false(main_index_knows(&x, IB0));
 	assert_false(main_index_knows(&x, IB1));
 	learned(&x);
 	/* a static IPv6 gateway route of the same prefix and metric joins a multipath route */
-	assert_int_equal(main_index_note(&x, &a, true, false), 0);
-	assert_int_equal(main_index_note(&x, &b, true, false), 0);
+	assert_int_equal(note(&x, &a, true, false), 0);
+	assert_int_equal(note(&x, &b, true, false), 0);
 	assert_false(main_index_knows(&x, IB0));
 	assert_false(main_index_knows(&x, IB1));
 	/*
@@ -237,7 +452,7 @@ static void test_ipv6_join(void **state)
 	joined.n_hops = 2;
 	joined.hops[0] = (struct ibh_nexthop){ .gw = ip("fe80::2"), .oif = IB1 };
 	joined.hops[1] = (struct ibh_nexthop){ .gw = ip("fe80::9"), .oif = ETH0 };
-	assert_int_equal(main_index_note(&x, &joined, true, false), 0);
+	assert_int_equal(note(&x, &joined, true, false), 0);
 	assert_false(main_index_knows(&x, IB1));
 	assert_true(main_index_knows(&x, IB0));
 	assert_int_equal(through(&x, IB0, NULL), 1);
@@ -253,7 +468,7 @@ static void test_addr_gone(void **state)
 	(void)state;
 	learned(&x);
 	src0.src = a0;
-	assert_int_equal(main_index_note(&x, &src0, true, false), 0);
+	assert_int_equal(note(&x, &src0, true, false), 0);
 	/* an IPv6 address: only the routes it was the source of are read again */
 	main_index_addr_gone(&x, IB0, &a6);
 	assert_true(main_index_knows(&x, IB0) && main_index_knows(&x, IB1));
@@ -310,14 +525,14 @@ static void test_many(void **state)
 	}
 	assert_int_equal(main_index_learn(&x, IB0, v, N), 0);
 	/* a dump that says a route twice (two hops of one route) holds it once */
-	assert_int_equal(main_index_note(&x, &v[5], true, false), 0);
+	assert_int_equal(note(&x, &v[5], true, false), 0);
 	assert_int_equal(through(&x, IB0, NULL), N);
 	for (int i = 0; i < N; i += 2)
-		assert_int_equal(main_index_note(&x, &v[i], false, false), 0);
+		assert_int_equal(note(&x, &v[i], false, false), 0);
 	assert_true(main_index_knows(&x, IB0));
 	moved = v[1];
 	moved.gw = ip("10.0.0.3");
-	assert_int_equal(main_index_note(&x, &moved, true, true), 0);
+	assert_int_equal(note(&x, &moved, true, true), 0);
 	assert_int_equal(main_index_through(&x, IB0, &got, &n, &cap), 0);
 	assert_int_equal(n, N / 2);
 	/* the replacing route comes last: the index appends it */
@@ -369,6 +584,11 @@ int main(void)
 		cmocka_unit_test(test_learn_and_churn),
 		cmocka_unit_test(test_add_replace_delete),
 		cmocka_unit_test(test_replace_moves_away),
+		cmocka_unit_test(test_replace_leaves_multipath),
+		cmocka_unit_test(test_replace_leaves_device),
+		cmocka_unit_test(test_replace_leaves_reject),
+		cmocka_unit_test(test_replace_leaves_twins),
+		cmocka_unit_test(test_unsure_leaves),
 		cmocka_unit_test(test_multipath),
 		cmocka_unit_test(test_link_down_deleted),
 		cmocka_unit_test(test_ipv6_join),
