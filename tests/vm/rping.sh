@@ -334,8 +334,8 @@ journal_failed() {
 	run "$1" 20 '{ journalctl -b -t ib-hook -o short-precise --no-pager; journalctl -b -u ib-hook.service -o short-precise --no-pager; } 2>/dev/null | grep "failed" | sort -u'
 }
 
-# The guest's own polling loops end at a deadline of the guest's clock, an
-# eighth before run's bound, so that a slow guest still says what it saw (a count
+# The guest's own polling loops end at a deadline of the guest's clock, some
+# 10 s times SCALE before run's bound, so that a slow guest still says what it saw (a count
 # of iterations ran past run's bound on a loaded host, and said nothing)
 ready() { # until both ports of VM V have their address and both rxe ports are ACTIVE
 	run "$1" 90 'end=$(($(date +%s) + '$((80 * SCALE))'))
