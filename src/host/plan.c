@@ -327,7 +327,20 @@ static void through_link(const struct ibh_config *c, const struct ibh_observed *
 	m->n_hops = kept;
 }
 
-/* duplicates leave at the end (route_dedup): main may hold a route twice through two hops */
+/*
+ * A copy the kernel would not add beside an earlier one: the same (main may
+ * hold a route twice through two hops), or one it would refuse or, IPv6,
+ * join as a sibling (the same prefix and metric, both with a gateway: an RA
+ * default through X and another port's default via a global gateway in X's
+ * prefix), making one multipath route that neither copy is. The earlier
+ * stays: X's own routes come first, in main's order.
+ */
+static bool copy_hits(const struct ibh_route *earlier, const struct ibh_route *later)
+{
+	return route_equal(earlier, later) || route_add_hits(earlier, later);
+}
+
+/* those that hit an earlier one leave at the end (copy_hits) */
 static int push_copy(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *r)
 {
 	if (array_grow(v, cap, *n, sizeof(*r), 8) < 0)
@@ -369,7 +382,7 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 			r = push_copy(&v, &n, &cap, &copy);
 	}
 	if (r >= 0) {
-		ssize_t kept = route_dedup(v, n);
+		ssize_t kept = route_dedup_by(v, n, copy_hits);
 
 		r = kept < 0 ? (int)kept : 0;
 		n = kept < 0 ? n : (size_t)kept;

@@ -191,6 +191,29 @@ expect_eq "the watcher exits 0 on SIGTERM" 0 "$?"
 W_PID=
 check "the watcher logged no error" sh -c "! grep -i -e error -e fail '$T_DIR/h.log'"
 
+# The default router also sends router advertisements: main learns `default
+# via fe80::1 proto ra metric 1024` through each port, beside its static
+# default through ib0 of the same metric (not joined: the kernel joins no
+# RA route). Copied into one table, the two would join into one multipath
+# route that neither copy is, and the next run refused it as not its own:
+# the copy that comes first stays (ib1's own, in T(ib1)), the other is left out.
+nsx h sysctl -qw net.ipv6.conf.ib0.accept_ra=1 net.ipv6.conf.ib1.accept_ra=1
+ip -n "$(ns gw)" addr add fe80::1/64 dev lan nodad
+nsx gw python3 "$T_SRC/tests/rails/ra.py" lan
+for _ in $(seq 100); do
+	[ "$(ip -n "$(ns h)" -6 route show default proto ra | wc -l)" = 2 ] && break
+	sleep 0.05
+done
+expect_eq "main has an RA default through each port" 2 \
+	"$(ip -n "$(ns h)" -6 route show default proto ra | wc -l)"
+expect_rc "RA defaults beside a static one of the same metric: --all" 0 ibh h --config "$T_DIR/h.conf" --all
+expect_eq "  T(ib1): its own RA default's copy, not joined with the static one's" \
+	"default via fe80::1 dev ib1 proto kernel metric 1024 hoplimit 64 pref medium" \
+	"$(ip -n "$(ns h)" -6 route show table "$t1" default | sed 's/ *$//')"
+expect_rc "  a second --all" 0 ibh h --config "$T_DIR/h.conf" --all
+check "  changes nothing" sh -c "! test -s '$T_DIR/out' && ! test -s '$T_DIR/err'"
+expect_rc "  --status: no drift" 0 ibh h --config "$T_DIR/h.conf" --status
+
 expect_rc "remove --all" 0 ibh h --config "$T_DIR/h.conf" --remove --all
 expect_eq "remove leaves the user's route alone" "unreachable 10.50.0.0/16 proto static metric 7" \
 	"$(ip -n "$(ns h)" route show table "$t1" | sed 's/ *$//')"

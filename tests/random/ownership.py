@@ -827,12 +827,20 @@ def expected_copies(k, c, w):
     if not c["gateway_routes"]:
         return set()
     out = set()
-    for m in main_copyable(k, c):
+    # IPv6 joins a second gateway route of a prefix and metric to the first in
+    # T(X) (main keeps an RA route apart): the first copy stays, X's own first
+    joined = {}
+    for m in sorted(main_copyable(k, c), key=lambda m: not through(m, w.name)):
         if not gateways_reached(k, m, w):
             continue
         cp = copy_of(through_port(k, c, m, w), w.name, w.table)
-        if cp:
-            out.add(cp)
+        if not cp:
+            continue
+        o = json.loads(cp)
+        if o["family"] == "-6" and ("gateway" in o or "nexthops" in o):
+            if joined.setdefault((o["dst"], o.get("metric")), cp) != cp:
+                continue
+        out.add(cp)
     # [Gateways]: a default through the named gateway, for a family with no default copy
     g = c["gateways"].get(w.name)
     for fam in ("-4", "-6") if g else ():

@@ -1021,6 +1021,35 @@ static void test_rails_one_subnet(void **state)
 	index_set_free(&f->o.ports);
 }
 
+/*
+ * IPv6 joins two gateway routes of one prefix and metric in T(X) into one
+ * multipath route that neither copy is (main keeps an RA default apart):
+ * the copy that comes first stays, X's own
+ */
+static void test_rails_ipv6_siblings(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route *m = f->main_via;
+	size_t n = 0;
+
+	f->addrs[1].ip = ip("fd00:34::12", 64);
+	f->o.n_addrs = 2;
+	assert_int_equal(index_set_add(&f->o.ports, IB0), 0);
+	m[n] = gw_route("::", 0, "fe80::1", IB1, RT_TABLE_MAIN, 1024);
+	m[n++].protocol = RTPROT_RA;
+	m[n++] = gw_route("::", 0, "fd00:34::fe", IB0, RT_TABLE_MAIN, 1024);
+	/* another metric: beside it */
+	m[n++] = gw_route("::", 0, "fd00:34::fd", IB0, RT_TABLE_MAIN, 2048);
+	f->o.n_main_via = n;
+	assert_non_null(strstr(dump(f, IBH_ACTION_APPLY),
+			       "ip -6 route append ::/0 via fe80::1 dev ib1 proto kernel metric 1024 "
+			       "table 1004\n"
+			       "ip -6 route append ::/0 via fd00:34::fd dev ib1 proto kernel metric "
+			       "2048 table 1004\n"));
+	assert_null(strstr(format(f), "fd00:34::fe"));
+	index_set_free(&f->o.ports);
+}
+
 /* [Gateways]: a default through the named gateway, where main gives none through the port */
 static void test_rails_configured_gateway(void **state)
 {
@@ -1087,6 +1116,7 @@ int main(void)
 		T(test_rails_copies_follow_main),
 		T(test_rails_foreign_neighbours),
 		T(test_rails_one_subnet),
+		T(test_rails_ipv6_siblings),
 		T(test_rails_configured_gateway),
 	};
 
