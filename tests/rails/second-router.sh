@@ -11,7 +11,8 @@
 # not sent to the default router. The same under the watcher, as the route
 # is added, changed and deleted in main; a route of T(ib1) ib-hook did not
 # install stays. IPv6 the same: 2001:db8:34::/64, routers ::1 and ::fe,
-# storage 2001:db8:50::/64.
+# storage 2001:db8:50::/64; last, the default router's RA defaults beside
+# main's static IPv6 default of the same metric.
 # (the watcher's helpers: start_watcher, settle)
 . "$(dirname "$0")/../watch/common.sh"
 t_require ping
