@@ -173,6 +173,20 @@ veth() {
 	ip -n "$T_PFX$1" link set "$2" up
 }
 
+# segment SW NS:IF...: namespace SW with a bridge br0 that joins a veth IF
+# of each NS (its end in SW: sNSIF), as a switch joins the ports of one subnet
+segment() {
+	local sw=$1 end
+	shift
+	ns_new "$sw"
+	ip -n "$T_PFX$sw" link add br0 type bridge || exit 1
+	ip -n "$T_PFX$sw" link set br0 up
+	for end; do
+		veth "${end%%:*}" "${end#*:}" "s${end%%:*}${end#*:}" "$sw"
+		ip -n "$T_PFX$sw" link set "s${end%%:*}${end#*:}" master br0
+	done
+}
+
 addr() {
 	ip -n "$T_PFX$1" addr add "$3" dev "$2" || exit 1
 }

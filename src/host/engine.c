@@ -620,7 +620,9 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	forget_gone(e, &e->unreachable_said);
 	forget_gone(e, &e->apply.ipoib_warned);
 	if (e->view.main.followed) {
+		/* the prefixes of each managed link that is up come with its pass */
 		e->view.main.managed.n = 0;
+		e->view.main.n_prefixes = 0;
 		for (size_t i = 0; i < e->view.n_links; i++)
 			if (link_is_managed(e->view.config, &e->view.links[i]) &&
 			    index_set_add(&e->view.main.managed, e->view.links[i].ifindex) < 0)
@@ -665,9 +667,10 @@ enum ibh_result engine_run_index(struct ibh_engine *e, int ifindex, const struct
 		if (e->view.main.followed && index_set_add(&e->view.main.managed, ifindex) < 0)
 			return log_error_errno(-ENOMEM, "%m"), IBH_FAILED;
 		res = run_link(e, &link, req, NULL);
-	} else if (r == 0 || r == -ENODEV)
+	} else if (r == 0 || r == -ENODEV) {
 		index_set_del(&e->view.main.managed, ifindex);
-	else if (r < 0 && r != -ENODEV) {
+		(void)main_index_set_prefixes(&e->view.main, ifindex, NULL, 0);
+	} else if (r < 0 && r != -ENODEV) {
 		log_error_errno(r, "cannot read link %d: %m%s", ifindex, log_errno_hint(r));
 		res = IBH_FAILED;
 	}

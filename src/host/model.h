@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "array.h"
 #include "link.h"
 #include "route.h"
 #include "rule.h"
@@ -92,13 +93,13 @@ struct ibh_observed {
 	struct ibh_route *main_routes;
 	size_t n_main_routes, cap_main_routes;
 	/*
-	 * GatewayRoutes=yes: main's unicast routes through the link, and for a
-	 * family the link has no gateway route of, those through the other
-	 * managed links (their gateway may lie in the link's prefix): what T
-	 * copies (filtered dumps of main, by device)
+	 * GatewayRoutes=yes: main's unicast routes through the link and through
+	 * the other managed links, the ports (a gateway of theirs may lie in
+	 * the link's prefix): what T copies (filtered dumps of main, by device)
 	 */
 	struct ibh_route *main_via;
 	size_t n_main_via, cap_main_via;
+	struct index_set ports;
 	/*
 	 * the watcher keeps the copies (a hook run while it runs): main_via was
 	 * not read, and the plan neither adds nor deletes copies

@@ -19,6 +19,7 @@
 #include "observe.h"
 #include "plan.h"
 #include "record.h"
+#include "route-index.h"
 #include "select.h"
 
 /* lo is the first link of every network namespace */
@@ -628,46 +629,6 @@ static int observe_main_through(struct ibh_view *v, int ifindex, struct ibh_obse
 }
 
 /*
- * main's default route of family, when it leaves through another managed
- * link with one next hop (the one-subnet layout): a lookup, not a dump
- */
-static int observe_main_default(struct ibh_view *v, const struct ibh_link *link, uint8_t family,
-				struct ibh_observed *o)
-{
-	const struct ibh_ip *probe = main_index_default_probe(family);
-	struct ibh_link other;
-	struct ibh_route rt;
-	bool hidden;
-	int r = kernel->fib_match(v->k, probe, 0, &rt);
-
-	/*
-	 * a reject route that the lookup meets answers with its type's error
-	 * (blackhole EINVAL, prohibit EACCES): main has no default to copy,
-	 * unless the reject route, or the answer, is another table's
-	 */
-	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV && r != -EINVAL && r != -EACCES)
-		return r;
-	if (r < 0 || rt.table != RT_TABLE_MAIN) {
-		r = lookup_hides_main(v, r, &rt, family, &hidden);
-		if (r < 0)
-			return r;
-		if (!hidden)
-			return 0;
-		/* main's defaults leave through any link: all of main, only here */
-		r = main_lookup(v, probe, 0, &rt);
-		if (r == -ENOENT)
-			return 0;
-		if (r < 0)
-			return r;
-	}
-	if (rt.table != RT_TABLE_MAIN || rt.dst.len != 0 || rt.n_hops || rt.oif <= 0 ||
-	    rt.oif == link->ifindex || view_link_by_index(v, rt.oif, &other) < 0 ||
-	    !link_is_managed(v->config, &other))
-		return 0;
-	return push_route(&o->main_via, &o->n_main_via, &o->cap_main_via, &rt);
-}
-
-/*
  * The kernel adds a route through X with gateway gw to T(X) only when T(X)
  * or a lookup through X reaches gw without a gateway: X's prefix routes
  * (the plan puts them into T first), a link-local or onlink gateway, or
@@ -724,28 +685,58 @@ static int drop_unreachable(struct ibh_view *v, struct ibh_observed *o)
 	return r;
 }
 
+/* the link's managed prefixes, which the watcher's index asks for the gateways of main's routes */
+static int follow_prefixes(struct ibh_view *v, const struct ibh_observed *o)
+{
+	struct ibh_ip *p = calloc(o->n_addrs ? o->n_addrs : 1, sizeof(*p));
+	size_t n = 0;
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	for (size_t i = 0; i < o->n_addrs; i++)
+		if (plan_address_managed(v->config, &o->addrs[i].ip))
+			plan_addr_prefix(&o->addrs[i], &p[n++]);
+	r = main_index_set_prefixes(&v->main, o->link.ifindex, p, n);
+	free(p);
+	return r;
+}
+
 /*
  * What T copies of main: the routes through the link (one dump of main that
- * the kernel filters by device); where the link has no gateway route of a
- * family (the one-subnet layout, a default through the first port only),
- * main's default of that family through another managed link (a lookup)
+ * the kernel filters by device), and, where the link has a prefix, those
+ * through every other managed link, whose gateway may lie in it (one such
+ * dump per port; --all and the watcher read each once for every port)
  */
 static int observe_main_via(struct ibh_view *v, const struct ibh_link *link, struct ibh_observed *o)
 {
-	bool v4 = false, v6 = !v->config->ipv6;
+	struct ibh_link *links = v->links;
+	size_t n_links = v->n_links;
+	bool prefix = false;
+	ssize_t kept;
 	int r = observe_main_through(v, link->ifindex, o);
 
-	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
-		v4 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET;
-		v6 |= o->main_via[i].gateway && o->main_via[i].dst.family == AF_INET6;
+	for (size_t i = 0; i < o->n_addrs; i++)
+		prefix |= plan_address_managed(v->config, &o->addrs[i].ip);
+	if (r >= 0 && prefix && !v->links_valid)
+		r = kernel->dump_links(v->k, &links, &n_links);
+	for (size_t i = 0; r >= 0 && prefix && i < n_links; i++) {
+		if (links[i].ifindex == link->ifindex || !link_is_managed(v->config, &links[i]))
+			continue;
+		r = index_set_add(&o->ports, links[i].ifindex);
+		if (r >= 0)
+			r = observe_main_through(v, links[i].ifindex, o);
 	}
-	if (r >= 0 && !v4)
-		r = observe_main_default(v, link, AF_INET, o);
-	if (r >= 0 && !v6)
-		r = observe_main_default(v, link, AF_INET6, o);
-	if (r >= 0)
-		r = drop_unreachable(v, o);
-	return r;
+	if (links != v->links)
+		free(links);
+	if (r < 0)
+		return r;
+	/* a route through two of the ports was read through each */
+	kept = route_dedup(o->main_via, o->n_main_via);
+	if (kept < 0)
+		return (int)kept;
+	o->n_main_via = (size_t)kept;
+	return drop_unreachable(v, o);
 }
 
 int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action action, bool status,
@@ -782,6 +773,11 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 
 		if (rt->oif > 0 && view_link_by_index(v, rt->oif, &other) == 0)
 			snprintf(rt->oif_name, sizeof(rt->oif_name), "%s", other.name);
+	}
+	if (v->main.followed) {
+		r = follow_prefixes(v, o);
+		if (r < 0)
+			goto cleanup;
 	}
 	o->copies_left =
 		c->gateway_routes && action == IBH_ACTION_APPLY && !status && v->copies_left;

@@ -276,7 +276,71 @@ static bool peer_gateway(const struct ibh_config *c, const struct ibh_observed *
 	return false;
 }
 
-/* duplicates leave at the end (route_dedup): main may hold a route twice through two hops */
+/* a next hop through another port via gw, which X reaches too: gw lies in one of X's prefixes */
+static bool hop_reached(const struct ibh_config *c, const struct ibh_observed *o, int oif,
+			const struct ibh_ip *gw)
+{
+	return oif != o->link.ifindex && index_set_has(&o->ports, oif) && gw->family &&
+	       !(gw->family == AF_INET6 && IPV6_LINK_LOCAL(gw->a)) &&
+	       plan_gateway_in_prefix(c, o, gw);
+}
+
+/* a next hop of m through X via gw */
+static bool has_hop_via(const struct ibh_route *m, int oif, const struct ibh_ip *gw)
+{
+	for (size_t h = 0; h < m->n_hops; h++)
+		if (m->hops[h].oif == oif && ip_same_address(&m->hops[h].gw, gw))
+			return true;
+	return false;
+}
+
+/*
+ * m's next hops through another port via a gateway in one of X's prefixes
+ * through X instead (section 9: a default or a storage network behind a
+ * second router of the shared subnet is X's as well). Such a hop whose
+ * gateway a hop through X already has leaves (IPv6 refuses a multipath
+ * route that names a next hop twice).
+ */
+static void through_link(const struct ibh_config *c, const struct ibh_observed *o,
+			 struct ibh_route *m)
+{
+	int x = o->link.ifindex;
+	uint8_t kept = 0;
+
+	if (!m->n_hops) {
+		if (hop_reached(c, o, m->oif, &m->gw))
+			m->oif = x;
+		return;
+	}
+	for (size_t h = 0; h < m->n_hops; h++) {
+		struct ibh_nexthop hop = m->hops[h];
+
+		if (hop_reached(c, o, hop.oif, &hop.gw)) {
+			if (has_hop_via(m, x, &hop.gw))
+				continue;
+			hop.oif = x;
+		}
+		m->hops[kept++] = hop;
+	}
+	for (size_t h = kept; h < m->n_hops; h++)
+		memset(&m->hops[h], 0, sizeof(m->hops[h]));
+	m->n_hops = kept;
+}
+
+/*
+ * A copy the kernel would not add beside an earlier one: the same (main may
+ * hold a route twice through two hops), or one it would refuse or, IPv6,
+ * join as a sibling (the same prefix and metric, both with a gateway: an RA
+ * default through X and another port's default via a global gateway in X's
+ * prefix), making one multipath route that neither copy is. The earlier
+ * stays: X's own routes come first, in main's order.
+ */
+static bool copy_hits(const struct ibh_route *earlier, const struct ibh_route *later)
+{
+	return route_equal(earlier, later) || route_add_hits(earlier, later);
+}
+
+/* those that hit an earlier one leave at the end (copy_hits) */
 static int push_copy(struct ibh_route **v, size_t *n, size_t *cap, const struct ibh_route *r)
 {
 	if (array_grow(v, cap, *n, sizeof(*r), 8) < 0)
@@ -300,7 +364,7 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 	const struct ibh_gateway_entry *g = config_gateway_of(c, o->link.name);
 	struct ibh_route *v = NULL, copy;
 	size_t n = 0, cap = 0;
-	bool own[2] = { false, false }, dflt[2] = { false, false };
+	bool dflt[2] = { false, false };
 	int r = 0;
 
 	*ret = NULL;
@@ -309,30 +373,16 @@ int plan_copies(const struct ibh_config *c, const struct ibh_observed *o, struct
 	if (!c->gateway_routes || o->copies_left)
 		return 0;
 	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
-		const struct ibh_route *m = &o->main_via[i];
-
-		if (m->dst.family == AF_INET6 && !c->ipv6)
-			continue;
-		if (route_copy(m, o->link.ifindex, o->link.name, o->table, &copy)) {
-			own[copy.dst.family == AF_INET6] |= copy.gateway;
-			r = push_copy(&v, &n, &cap, &copy);
-		}
-	}
-	/* the one-subnet layout: a gateway of another port's route that this port reaches too */
-	for (size_t i = 0; r >= 0 && i < o->n_main_via; i++) {
 		struct ibh_route m = o->main_via[i];
 
-		if (m.oif == o->link.ifindex || m.n_hops || !m.gw.family ||
-		    own[m.dst.family == AF_INET6] || (m.dst.family == AF_INET6 && !c->ipv6) ||
-		    (m.gw.family == AF_INET6 && IPV6_LINK_LOCAL(m.gw.a)) ||
-		    !plan_gateway_in_prefix(c, o, &m.gw))
+		if (m.dst.family == AF_INET6 && !c->ipv6)
 			continue;
-		m.oif = o->link.ifindex;
+		through_link(c, o, &m);
 		if (route_copy(&m, o->link.ifindex, o->link.name, o->table, &copy))
 			r = push_copy(&v, &n, &cap, &copy);
 	}
 	if (r >= 0) {
-		ssize_t kept = route_dedup(v, n);
+		ssize_t kept = route_dedup_by(v, n, copy_hits);
 
 		r = kept < 0 ? (int)kept : 0;
 		n = kept < 0 ? n : (size_t)kept;
@@ -1099,5 +1149,6 @@ void observed_clear(struct ibh_observed *o)
 	free(o->main_routes);
 	free(o->main_via);
 	free(o->main_unreachable);
+	index_set_free(&o->ports);
 	memset(o, 0, sizeof(*o));
 }

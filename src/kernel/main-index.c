@@ -28,31 +28,58 @@ bool main_index_wanted(const struct ibh_route *rt)
 	return rt->type == RTN_UNICAST && rt->protocol != RTPROT_KERNEL;
 }
 
-const struct ibh_ip *main_index_default_probe(uint8_t family)
-{
-	/* 0.0.0.0 is the host itself to the kernel, :: and ff00::/8 are not routed by main */
-	static const struct ibh_ip far4 = { .family = AF_INET,
-					    .len = 32,
-					    .a = { 255, 255, 255, 254 } };
-	static const struct ibh_ip far6 = { .family = AF_INET6,
-					    .len = 128,
-					    .a = { 0xfe, 0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-						   0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-						   0xfe } };
+struct main_prefix {
+	int ifindex;
+	struct ibh_ip prefix;
+};
 
-	return family == AF_INET6 ? &far6 : &far4;
+int main_index_set_prefixes(struct ibh_main_index *x, int ifindex, const struct ibh_ip *prefixes,
+			    size_t n)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < x->n_prefixes; i++)
+		if (x->prefixes[i].ifindex != ifindex)
+			x->prefixes[kept++] = x->prefixes[i];
+	x->n_prefixes = kept;
+	for (size_t i = 0; i < n; i++) {
+		if (array_grow(&x->prefixes, &x->cap_prefixes, x->n_prefixes, sizeof(*x->prefixes),
+			       8) < 0)
+			return -ENOMEM;
+		x->prefixes[x->n_prefixes++] = (struct main_prefix){ ifindex, prefixes[i] };
+	}
+	return 0;
 }
 
-bool main_index_meets_default(const struct ibh_route *rt)
+/* gw lies in a prefix of the link ifindex */
+static bool in_prefix_of(const struct ibh_main_index *x, const struct ibh_ip *gw, int ifindex)
 {
-	struct ibh_ip probe;
+	for (size_t i = 0; i < x->n_prefixes; i++) {
+		struct ibh_ip g = *gw;
 
-	if (rt->dst.family != AF_INET && rt->dst.family != AF_INET6)
-		return false;
-	probe = *main_index_default_probe(rt->dst.family);
-	probe.len = rt->dst.len;
-	ip_prefix(&probe, &probe);
-	return ip_equal(&probe, &rt->dst);
+		if (x->prefixes[i].ifindex != ifindex || gw->family != x->prefixes[i].prefix.family)
+			continue;
+		g.len = x->prefixes[i].prefix.len;
+		ip_prefix(&g, &g);
+		if (ip_equal(&g, &x->prefixes[i].prefix))
+			return true;
+	}
+	return false;
+}
+
+/* rt leaves through ifindex, or by a managed link via a gateway in ifindex's prefixes */
+static bool reaches(const struct ibh_main_index *x, const struct ibh_route *rt, int ifindex)
+{
+	if (route_through(rt, ifindex))
+		return true;
+	if (!rt->n_hops)
+		return rt->gw.family && index_set_has(&x->managed, rt->oif) &&
+		       in_prefix_of(x, &rt->gw, ifindex);
+	for (size_t h = 0; h < rt->n_hops; h++)
+		if (rt->hops[h].gw.family && index_set_has(&x->managed, rt->hops[h].oif) &&
+		    in_prefix_of(x, &rt->hops[h].gw, ifindex))
+			return true;
+	return false;
 }
 
 bool main_index_knows(const struct ibh_main_index *x, int ifindex)
@@ -277,6 +304,17 @@ static bool same_place(const struct ibh_route *a, const struct ibh_route *b)
 	       a->metric == b->metric;
 }
 
+bool main_index_concerns(const struct ibh_main_index *x, const struct ibh_route *rt, int ifindex)
+{
+	if (reaches(x, rt, ifindex))
+		return true;
+	/* a replace says the new route only, a delete of an IPv6 next hop not which stay */
+	for (size_t i = first_of(x, &rt->dst); i != NONE; i = x->next[i])
+		if (same_place(&x->routes[i], rt) && reaches(x, &x->routes[i], ifindex))
+			return true;
+	return false;
+}
+
 /*
  * IPv6 joins gateway routes of one prefix and metric into one multipath
  * route. A route the kernel learned from a router advertisement joins none
@@ -415,5 +453,6 @@ void main_index_free(struct ibh_main_index *x)
 	free(x->next);
 	index_set_free(&x->known);
 	index_set_free(&x->managed);
+	free(x->prefixes);
 	*x = (struct ibh_main_index){};
 }

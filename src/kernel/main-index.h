@@ -15,6 +15,7 @@
 
 struct ibh_ip;
 struct ibh_route;
+struct main_prefix;
 
 struct ibh_main_index {
 	/*
@@ -30,6 +31,9 @@ struct ibh_main_index {
 	struct index_set known;
 	/* the watcher's managed links: a route of main through one is a reason to look at it */
 	struct index_set managed;
+	/* their prefixes: a route of main via a gateway in one is a reason to look at its link */
+	struct main_prefix *prefixes;
+	size_t n_prefixes, cap_prefixes;
 	/* notifications keep it up to date (the watcher): it outlives a pass */
 	bool followed;
 };
@@ -37,17 +41,19 @@ struct ibh_main_index {
 /* a route of main that T copies: unicast, through a device, not the kernel's prefix route */
 bool main_index_wanted(const struct ibh_route *rt);
 /*
- * The address whose lookup finds main's default route of family (the
- * one-subnet layout copies another port's default into every port's table):
- * one that only a default route covers, in reserved space
+ * The managed link ifindex has these prefixes (its addresses' that ib-hook
+ * manages; n 0: none, or no longer managed): 0, or -ENOMEM
  */
-const struct ibh_ip *main_index_default_probe(uint8_t family);
+int main_index_set_prefixes(struct ibh_main_index *x, int ifindex, const struct ibh_ip *prefixes,
+			    size_t n);
 /*
- * rt is a route that lookup may meet: a default, or a route that covers the
- * probe and so hides the default from it (`0.0.0.0/1` + `128.0.0.0/1`). Its
- * coming or going may change what every port copies, whatever its device.
+ * A notification of rt concerns the managed link ifindex: rt leaves through
+ * it, or a next hop of rt through another managed link has a gateway in one
+ * of its prefixes (section 9 copies that route through it too); and so does
+ * a route of the index that rt may replace (one in its place), before the
+ * index follows the notification
  */
-bool main_index_meets_default(const struct ibh_route *rt);
+bool main_index_concerns(const struct ibh_main_index *x, const struct ibh_route *rt, int ifindex);
 bool main_index_knows(const struct ibh_main_index *x, int ifindex);
 /* the routes of a dump of main filtered by ifindex: known from now on */
 int main_index_learn(struct ibh_main_index *x, int ifindex, const struct ibh_route *routes,

@@ -968,29 +968,37 @@ static void mark(struct ibh_events *ev, int ifindex)
 /*
  * A route of main concerns the managed links it leaves through: their
  * copies, and the lookups a link's run makes through its own device (its
- * prefix route under MainRoute=delete, a gateway's reach). So does the route
- * it replaced or that a delete took, through the links in left (the index
- * knows them: a replace names only the new route's devices, an IPv6
- * blackhole `dev lo`), whose copies of it must go. The one lookup
- * of a run that any device's route can change is the one for main's
- * default (the one-subnet layout copies another port's default into every
- * port's table): a route that lookup meets, a default or one that hides
- * it (`128.0.0.0/1` in front of `default`), concerns every managed link,
- * through whichever device, as does a route without a device (a lookup may
- * now end in it). Any other route through devices ib-hook does not manage
- * (a BGP host's uplink) concerns nobody: no pass, no read of main.
+ * prefix route under MainRoute=delete, a gateway's reach); and the managed
+ * links whose prefixes hold its gateway through another port, which copy it
+ * through themselves (section 9). So do the routes it may replace, which the
+ * notification does not name: asked of the index before it follows; and the
+ * links that a route the index then took away went through (in left: a
+ * replace names only the new route's devices, an IPv6 blackhole `dev lo`),
+ * whose copies of it must go. A route without a device concerns every
+ * managed link (a lookup may now end in it). Any other route through devices
+ * ib-hook does not manage (a BGP host's uplink) concerns nobody: no pass, no
+ * read of main.
  */
-static void mark_main(struct ibh_events *ev, const struct ibh_route *rt,
-		      const struct index_set *left)
+static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
 {
 	const struct index_set *managed = &ev->main->managed;
 
-	if ((rt->oif <= 0 && !rt->n_hops) || main_index_meets_default(rt)) {
+	if (rt->oif <= 0 && !rt->n_hops) {
 		ev->tables_changed = true;
 		return;
 	}
 	for (size_t i = 0; i < managed->n; i++)
-		if (route_through(rt, managed->items[i]) || index_set_has(left, managed->items[i]))
+		if (main_index_concerns(ev->main, rt, managed->items[i]))
+			mark(ev, managed->items[i]);
+}
+
+/* the managed links in left: those a route of main the index took away went through */
+static void mark_left(struct ibh_events *ev, const struct index_set *left)
+{
+	const struct index_set *managed = &ev->main->managed;
+
+	for (size_t i = 0; i < managed->n; i++)
+		if (index_set_has(left, managed->items[i]))
 			mark(ev, managed->items[i]);
 }
 
@@ -1008,6 +1016,15 @@ static int addr_from_msg(struct nlmsghdr *nlh, struct ibh_ip *ret)
 		return -EINVAL;
 	attr_ip(ret, ifa->ifa_family, ifa->ifa_family == AF_INET ? 32 : 128, local);
 	return 0;
+}
+
+/* a notification of a route of main (not a cached clone): *ret is it */
+static bool main_route_from_msg(struct nlmsghdr *nlh, struct ibh_route *ret)
+{
+	return (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE) &&
+	       nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, ret) == 0 &&
+	       !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED) &&
+	       ret->table == RT_TABLE_MAIN;
 }
 
 /*
@@ -1040,9 +1057,7 @@ static int follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh, struct in
 		break;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
-		if (nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, &rt) == 0 &&
-		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED) &&
-		    rt.table == RT_TABLE_MAIN)
+		if (main_route_from_msg(nlh, &rt))
 			return main_index_note(x, &rt, nlh->nlmsg_type == RTM_NEWROUTE,
 					       nlh->nlmsg_flags & NLM_F_REPLACE, left);
 		break;
@@ -1057,10 +1072,15 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct ibh_events *ev = m->ev;
 	struct index_set left = {};
 	struct ibh_route rt;
-	bool lost = ev->main && follow_main(ev->main, nlh, &left) < 0;
-
 	/* the kernel stamps notifications caused by a request with its sender's port */
-	if (m->own_port && nlh->nlmsg_pid == m->own_port) {
+	bool own = m->own_port && nlh->nlmsg_pid == m->own_port;
+	bool lost = false;
+
+	if (ev->main && !own && main_route_from_msg(nlh, &rt))
+		mark_main(ev, &rt);
+	if (ev->main)
+		lost = follow_main(ev->main, nlh, &left) < 0;
+	if (own) {
 		ev->own++;
 		goto cleanup;
 	}
@@ -1095,14 +1115,15 @@ static int on_event(struct nl_msg *msg, void *arg)
 		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)) {
 			if (rt.table == RT_TABLE_LOCAL)
 				break; /* the kernel's own, for local addresses: the address event says it */
+			/* the links a route of main left (a replace, a delete) */
 			if (rt.table == RT_TABLE_MAIN && ev->main)
-				mark_main(ev, &rt, &left);
+				mark_left(ev, &left);
 			/*
-			 * a route in another table names its device, not the link
-			 * whose table it is: one through another device in T(X)
-			 * comes and goes without an event of X's
+			 * main's was marked above; a route in another table names its
+			 * device, not the link whose table it is: one through another
+			 * device in T(X) comes and goes without an event of X's
 			 */
-			else
+			if (rt.table != RT_TABLE_MAIN || !ev->main)
 				ev->tables_changed = true;
 		}
 		break;

@@ -70,6 +70,12 @@ ssize_t route_index_find(const struct route_index *x, const struct ibh_route *r)
 
 ssize_t route_dedup(struct ibh_route *v, size_t n)
 {
+	return route_dedup_by(v, n, route_equal);
+}
+
+ssize_t route_dedup_by(struct ibh_route *v, size_t n,
+		       bool (*hit)(const struct ibh_route *earlier, const struct ibh_route *later))
+{
 	struct route_index x;
 	bool *dup = calloc(n ? n : 1, sizeof(*dup));
 	size_t kept = 0;
@@ -81,7 +87,7 @@ ssize_t route_dedup(struct ibh_route *v, size_t n)
 	/* within one destination the earlier route comes first: it stays */
 	for (size_t k = 0; k < n; k++)
 		for (size_t j = k + 1; j < n && ip_equal(&x.by_dst[j]->dst, &x.by_dst[k]->dst); j++)
-			if (!dup[x.by_dst[k] - v] && route_equal(x.by_dst[j], x.by_dst[k]))
+			if (!dup[x.by_dst[k] - v] && hit(x.by_dst[k], x.by_dst[j]))
 				dup[x.by_dst[j] - v] = true;
 	route_index_free(&x);
 	for (size_t i = 0; i < n; i++)

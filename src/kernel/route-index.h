@@ -8,6 +8,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -33,3 +34,6 @@ size_t route_index_dst(const struct route_index *x, const struct ibh_ip *dst, si
 ssize_t route_index_find(const struct route_index *x, const struct ibh_route *r);
 /* the routes equal to an earlier one leave v (order kept): the new count, or -ENOMEM */
 ssize_t route_dedup(struct ibh_route *v, size_t n);
+/* the same for the routes that hit an earlier one of their destination */
+ssize_t route_dedup_by(struct ibh_route *v, size_t n,
+		       bool (*hit)(const struct ibh_route *earlier, const struct ibh_route *later));

@@ -11,17 +11,9 @@ t_require ping
 ns_new h
 # an IPv4 test: no IPv6 router solicitations or MLD reports in the counters
 nsx h sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1
-ns_new sw
 ns_new gw
 ns_new far
-ip -n "$(ns sw)" link add br0 type bridge
-ip -n "$(ns sw)" link set br0 up
-for p in ib0 ib1; do
-	veth h "$p" "s$p" sw
-	ip -n "$(ns sw)" link set "s$p" master br0
-done
-veth gw lan slan sw
-ip -n "$(ns sw)" link set slan master br0
+segment sw h:ib0 h:ib1 gw:lan
 veth gw wan fwan far
 addr h ib0 172.16.34.1/16
 addr h ib1 172.16.34.2/16
@@ -69,15 +61,14 @@ expect_eq "  T(ib1)'s copy follows main's changed default" \
 	"default via 172.16.0.254 dev ib1 proto kernel mtu 1400" \
 	"$(ip -n "$(ns h)" route show table "$(table_of h ib1)" default | sed 's/ *$//')"
 
-# With the watcher (issue 38 item 9): a route through ib0 that hides main's
-# default from its lookup (`128.0.0.0/1` + `0.0.0.0/1`, a VPN's or a routing
-# daemon's split default) changes what ib1 copies of the default, though it
-# names ib0 only; deleting it gives ib1 its copy back. Found by
-# ownership-watch-seed-176804069: the watcher looked at ib0 alone.
-# t1_default: T(ib1)'s default, polled (5 s at most) until it says $1
-t1_default() {
+# With the watcher (issue 38 item 9, issue 44): a split default through ib0
+# (`128.0.0.0/1` + `0.0.0.0/1`, a VPN's or a routing daemon's) is ib1's too,
+# its gateway in ib1's prefix: T(ib1) copies both halves beside the default,
+# and they go when main's do.
+# t1_copies: T(ib1)'s copies (sorted), polled (5 s at most) until they say $1
+t1_copies() {
 	for _ in $(seq 100); do
-		got=$(ip -n "$(ns h)" route show table "$(table_of h ib1)" default | sed 's/ *$//')
+		got=$(ip -n "$(ns h)" route show table "$(table_of h ib1)" | grep -v ' scope link' | sed 's/ *$//' | sort)
 		[ "$got" = "$1" ] && break
 		sleep 0.05
 	done
@@ -86,15 +77,18 @@ t1_default() {
 ip netns exec "$(ns h)" "$IB_HOOK" --config "$T_DIR/h.conf" --watch >"$T_DIR/watch.log" 2>&1 &
 W_PID=$!
 copy1="default via 172.16.0.254 dev ib1 proto kernel mtu 1400"
-expect_eq "the watcher keeps T(ib1)'s copy of the default" "$copy1" "$(t1_default "$copy1")"
+expect_eq "the watcher keeps T(ib1)'s copy of the default" "$copy1" "$(t1_copies "$copy1")"
 ip -n "$(ns h)" route add 128.0.0.0/1 via 172.16.0.254 dev ib0 proto static
 ip -n "$(ns h)" route add 0.0.0.0/1 via 172.16.0.254 dev ib0 proto static
-expect_eq "  main's default hidden by 0.0.0.0/1 + 128.0.0.0/1 through ib0: T(ib1)'s copy goes" \
-	"" "$(t1_default "")"
+halves=$(printf '%s\n' "$copy1" "0.0.0.0/1 via 172.16.0.254 dev ib1 proto kernel" \
+	"128.0.0.0/1 via 172.16.0.254 dev ib1 proto kernel" | sort)
+expect_eq "  a split default through ib0 in main: T(ib1) copies both halves" \
+	"$halves" "$(t1_copies "$halves")"
+expect_eq "  ib1's address reaches the far peer out of ib1" ib1 "$(out 172.16.34.2)"
 ip -n "$(ns h)" route del 128.0.0.0/1 via 172.16.0.254 dev ib0 proto static
 ip -n "$(ns h)" route del 0.0.0.0/1 via 172.16.0.254 dev ib0 proto static
-expect_eq "  ib0's split default deleted from main: T(ib1) has the copy again" \
-	"$copy1" "$(t1_default "$copy1")"
+expect_eq "  ib0's split default deleted from main: T(ib1) has the default's copy alone" \
+	"$copy1" "$(t1_copies "$copy1")"
 kill -TERM "$W_PID"
 wait "$W_PID"
 expect_eq "the watcher exits 0 on SIGTERM" 0 "$?"

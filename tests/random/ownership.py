@@ -509,15 +509,10 @@ def snapshot():
               "ip -4 -d -j route show table all; echo @@; ip -6 -d -j route show table all; echo @@; "
               "ip -j addr show; echo @@; "
               "for d in /proc/sys/net/ipv4/conf/*/; do n=${d%/}; n=${n##*/}; "
-              "read i < $d/arp_ignore; read a < $d/arp_announce; echo \"$n $i $a\"; done; echo @@; "
-              f"ip -4 -d -j route get fibmatch {FAR['-4']} 2>/dev/null; echo @@; "
-              f"ip -6 -d -j route get fibmatch {FAR['-6']} 2>/dev/null")
+              "read i < $d/arp_ignore; read a < $d/arp_announce; echo \"$n $i $a\"; done")
     out = sh("sh", "-c", script).stdout.split("@@")
     parts = [json.loads(x.strip() or "[]") for x in out[:5]]
-    k = {"rules": [], "routes": [], "links": {}, "addrs": {}, "arp": {}, "lookup": {}}
-    for fam, x in (("-4", out[6]), ("-6", out[7])):
-        found = json.loads(x.strip() or "[]")
-        k["lookup"][fam] = dict(found[0], family=fam) if found else None
+    k = {"rules": [], "routes": [], "links": {}, "addrs": {}, "arp": {}}
     for fam, rs in (("-4", parts[0]), ("-6", parts[1])):
         k["rules"] += [dict(r, family=fam) for r in rs]
     for fam, rs in (("-4", parts[2]), ("-6", parts[3])):
@@ -726,8 +721,6 @@ def exact_problems(k, c, dups, foreign):
 STATE_FLAGS = {"linkdown", "dead", "offload", "trap", "offload_failed", "rt_offload", "rt_trap", "unresolved"}
 # what ib-hook cannot reproduce, and so does not copy (never planted by the test)
 UNCOPIED = {"encap", "nhid", "realms", "realm", "via", "flow", "nh_info"}
-# addresses only a default route covers (the one-subnet layout's lookup)
-FAR = {"-4": "255.255.255.254", "-6": "fe7f:ffff:ffff:ffff:ffff:ffff:ffff:fffe"}
 
 
 def norm(o):
@@ -807,33 +800,47 @@ def peer_of(k, c, name, fam):
     return None
 
 
+def through_port(k, c, m, w):
+    """main's route m with its next hops through another managed port whose
+    gateway lies in one of X's prefixes through X (section 9: the default or
+    a storage network behind a second router of X's subnet); such a hop
+    whose gateway a hop through X already has is left out"""
+    def moves(h):
+        gw = h.get("gateway")
+        return (h.get("dev") not in (None, w.name) and h["dev"] in k["links"] and managed(c, h["dev"])
+                and gw and not gw.startswith("fe80:")
+                and any(f == m["family"] and ipaddress.ip_address(gw) in ipaddress.ip_network(p) for f, p in w.prefixes))
+    if "nexthops" not in m:
+        return dict(m, dev=w.name) if moves(m) else m
+    hops = []
+    for h in m["nexthops"]:
+        if moves(h):
+            if any(o.get("dev") == w.name and o.get("gateway") == h["gateway"] for o in m["nexthops"] + hops):
+                continue
+            h = dict(h, dev=w.name)
+        hops.append(h)
+    return dict(m, nexthops=hops)
+
+
 def expected_copies(k, c, w):
     """the copies T(X) holds for managed link w under configuration c"""
     if not c["gateway_routes"]:
         return set()
     out = set()
-    gw_through = {"-4": False, "-6": not c["ipv6"]}
-    for m in main_copyable(k, c):
-        if through(m, w.name) and ("gateway" in m or "nexthops" in m):
-            gw_through[m["family"]] = True
+    # IPv6 joins a second gateway route of a prefix and metric to the first in
+    # T(X) (main keeps an RA route apart): the first copy stays, X's own first
+    joined = {}
+    for m in sorted(main_copyable(k, c), key=lambda m: not through(m, w.name)):
         if not gateways_reached(k, m, w):
             continue
-        cp = copy_of(m, w.name, w.table)
-        if cp:
-            out.add(cp)
-    # the one-subnet layout: main's default through another managed port whose
-    # gateway lies in one of X's prefixes, where main routes nothing via a gateway through X
-    for fam in ("-4", "-6"):
-        r = main_default(k, fam)
-        if gw_through[fam] or not r or str(r.get("table")) != "main" or r.get("dst") != "default" or "nexthops" in r:
+        cp = copy_of(through_port(k, c, m, w), w.name, w.table)
+        if not cp:
             continue
-        gw = r.get("gateway")
-        if (not gw or r.get("dev") in (None, w.name) or r["dev"] not in k["links"] or not managed(c, r["dev"])
-                or (fam == "-6" and gw.startswith("fe80:")) or r.get("type") != "unicast" or r.get("protocol") == "kernel"
-                or UNCOPIED & set(r)):
-            continue
-        if any(f == fam and ipaddress.ip_address(gw) in ipaddress.ip_network(p) for f, p in w.prefixes):
-            out.add(copy_of(dict(r, dev=w.name), w.name, w.table))
+        o = json.loads(cp)
+        if o["family"] == "-6" and ("gateway" in o or "nexthops" in o):
+            if joined.setdefault((o["dst"], o.get("metric")), cp) != cp:
+                continue
+        out.add(cp)
     # [Gateways]: a default through the named gateway, for a family with no default copy
     g = c["gateways"].get(w.name)
     for fam in ("-4", "-6") if g else ():
@@ -849,41 +856,6 @@ def expected_copies(k, c, w):
                 d.update(metric=1024, pref="medium")
             out.add(norm(d))
     return out
-
-
-def lookup_diverted(k, fam):
-    """a rule that may take the lookup without a source to another table
-    before main answers: any but `from A` (a whole address, nothing else) and
-    those that lead to main, local or default"""
-    full = "32" if fam == "-4" else "128"
-    return any(r["family"] == fam and not (r.get("src") not in (None, "all") and "not" not in r
-                                           and str(r.get("srclen", full)) == full
-                                           and set(r) <= {"priority", "src", "srclen", "table", "protocol", "family"})
-               and not (set(r) & {"action", "goto"} == set() and str(r.get("table")) in ("main", "local", "default"))
-               for r in k["rules"])
-
-
-def main_default(k, fam):
-    """main's default of family that ib-hook copies in the one-subnet layout:
-    the kernel's lookup of a far address where it answers from main, else (a
-    rule diverts it) main's own answer to it, the longest prefix and then the
-    lowest metric (IPv4's lookup says main whatever table answered)"""
-    found = k["lookup"].get(fam)
-    if fam == "-6":
-        if found and str(found.get("table", "main")) == "main":
-            return found
-        if not found and not lookup_diverted(k, fam):
-            return None
-    elif not lookup_diverted(k, fam):
-        return found
-    far = ipaddress.ip_address(FAR[fam])
-    ds = [r for r in k["routes"] if r["family"] == fam and r.get("table", "main") == "main" and "tos" not in r
-          and far in ipaddress.ip_network("::/0" if r.get("dst") == "default" and fam == "-6" else
-                                          "0.0.0.0/0" if r.get("dst") == "default" else r["dst"])]
-    best = min(ds, key=lambda r: (-ipaddress.ip_network(r["dst"] if r["dst"] != "default" else
-                                                        ("::/0" if fam == "-6" else "0.0.0.0/0")).prefixlen,
-                                  r.get("metric", 0))) if ds else None
-    return dict(best, table="main") if best else None
 
 
 def copies_in(k, foreign):

@@ -42,7 +42,8 @@ expect_eq "--all over 2 ports: one dump of main per port" 2 "$(dumps "$T_DIR/all
 traced "$T_DIR/status.trace" "$IB_HOOK" -c "$T_DIR/h.conf" --status >/dev/null
 expect_eq "--status over 2 ports: one dump of main per port" 2 "$(dumps "$T_DIR/status.trace")"
 traced "$T_DIR/one.trace" "$IB_HOOK" -c "$T_DIR/h.conf" -i ib1
-expect_eq "-i ib1: one dump of main" 1 "$(dumps "$T_DIR/one.trace")"
+# ib1's own, and ib0's: a gateway of ib0's routes may lie in ib1's prefixes (issue 44)
+expect_eq "-i ib1: one dump of main per port" 2 "$(dumps "$T_DIR/one.trace")"
 
 # its -v lines on stderr, not in the host's journal (a mount namespace of its own)
 ip netns exec "$h" unshare -m sh -c '

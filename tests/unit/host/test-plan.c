@@ -960,37 +960,94 @@ static void test_rails_foreign_neighbours(void **state)
 	assert_non_null(strstr(f->p.why, "fd00::/16 via fe80::2 dev ib1 proto static metric 300"));
 }
 
-/* the one-subnet layout: main's default through ib0 reaches ib1's prefix too */
+/*
+ * The one-subnet layout (section 9, issue 44): every gateway route of main
+ * through another port whose gateway lies in ib1's prefix is ib1's too, the
+ * default and a storage network behind a second router alike, also where
+ * ib1 has gateway routes of its own
+ */
 static void test_rails_one_subnet(void **state)
 {
 	struct fixture *f = *state;
+	struct ibh_route *m = f->main_via;
+	char *plan;
+	size_t n = 0;
 
-	f->main_via[0] = gw_route("0.0.0.0", 0, "172.16.0.254", IB0, RT_TABLE_MAIN, 0);
-	/* not through ib1: a gateway outside its prefix, a link-local one, a multipath route */
-	f->main_via[1] = gw_route("10.9.0.0", 16, "192.168.1.1", IB0, RT_TABLE_MAIN, 0);
-	f->main_via[2] = gw_route("::", 0, "fe80::1", IB0, RT_TABLE_MAIN, 1024);
-	f->main_via[3] = gw_route("10.8.0.0", 16, "172.16.0.1", -1, RT_TABLE_MAIN, 0);
-	f->main_via[3].gw.family = 0;
-	f->main_via[3].n_hops = 2;
-	f->main_via[3].hops[0] = (struct ibh_nexthop){ .gw = ip("172.16.0.1", 32), .oif = IB0 };
-	f->main_via[3].hops[1] = (struct ibh_nexthop){ .gw = ip("172.16.0.2", 32), .oif = IB2 };
-	f->o.n_main_via = 4;
+	assert_int_equal(index_set_add(&f->o.ports, IB0), 0);
+	assert_int_equal(index_set_add(&f->o.ports, IB2), 0);
+	m[n++] = gw_route("0.0.0.0", 0, "172.16.0.1", IB0, RT_TABLE_MAIN, 0);
+	m[n] = gw_route("10.50.0.0", 16, "172.16.0.254", IB0, RT_TABLE_MAIN, 50);
+	m[n].metrics_set = 1u << RTAX_MTU;
+	m[n++].metric_values[RTAX_MTU] = 1400;
+	/* not through ib1: a gateway outside its prefix, a link-local one, a device not a port */
+	m[n++] = gw_route("10.9.0.0", 16, "192.168.1.1", IB0, RT_TABLE_MAIN, 0);
+	m[n++] = gw_route("::", 0, "fe80::1", IB0, RT_TABLE_MAIN, 1024);
+	m[n++] = gw_route("10.6.0.0", 16, "172.16.0.5", 9, RT_TABLE_MAIN, 0);
+	/* a multipath route through two other ports: both hops through ib1 */
+	m[n] = gw_route("10.8.0.0", 16, "172.16.0.1", -1, RT_TABLE_MAIN, 0);
+	m[n].gw.family = 0;
+	m[n].n_hops = 2;
+	m[n].hops[0] = (struct ibh_nexthop){ .gw = ip("172.16.0.1", 32), .oif = IB0 };
+	m[n++].hops[1] = (struct ibh_nexthop){ .gw = ip("172.16.0.2", 32), .oif = IB2 };
+	/* ib0's hop names ib1's gateway again: ib1's own stays, a plain route */
+	m[n] = gw_route("10.5.0.0", 16, "172.16.0.1", -1, RT_TABLE_MAIN, 0);
+	m[n].gw.family = 0;
+	m[n].n_hops = 2;
+	m[n].hops[0] = (struct ibh_nexthop){ .gw = ip("172.16.0.1", 32), .oif = IB0 };
+	m[n++].hops[1] = (struct ibh_nexthop){ .gw = ip("172.16.0.1", 32), .oif = IB1 };
+	/* a gateway route of ib1's own: the default through ib0 is copied all the same */
+	m[n++] = gw_route("10.7.0.0", 16, "172.16.0.9", IB1, RT_TABLE_MAIN, 0);
+	f->o.n_main_via = n;
+	plan = strdup(dump(f, IBH_ACTION_APPLY));
 	assert_string_equal(
-		dump(f, IBH_ACTION_APPLY),
+		plan,
 		"ip route append 172.16.0.0/16 dev ib1 proto kernel scope link src 172.16.34.2 "
 		"table 1004\n"
-		"ip route append 0.0.0.0/0 via 172.16.0.254 dev ib1 proto kernel table 1004\n"
+		"ip route append 0.0.0.0/0 via 172.16.0.1 dev ib1 proto kernel table 1004\n"
+		"ip route append 10.50.0.0/16 via 172.16.0.254 dev ib1 proto kernel metric 50 "
+		"mtu 1400 table 1004\n"
+		"ip route append 10.8.0.0/16 proto kernel table 1004 nexthop via 172.16.0.1 dev "
+		"ib1 weight 1 nexthop via 172.16.0.2 dev ib1 weight 1\n"
+		"ip route append 10.5.0.0/16 via 172.16.0.1 dev ib1 proto kernel table 1004\n"
+		"ip route append 10.7.0.0/16 via 172.16.0.9 dev ib1 proto kernel table 1004\n"
 		"ip rule add from 172.16.34.2 lookup 1004 priority 1000 protocol kernel\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_ignore=2\n"
 		"sysctl -w net.ipv4.conf.ib1.arp_announce=2\n"
 		"ip neigh flush dev ib1\n");
-	/* a gateway route of ib1's own: only main's routes through ib1 */
-	f->main_via[4] = gw_route("10.7.0.0", 16, "172.16.0.9", IB1, RT_TABLE_MAIN, 0);
-	f->o.n_main_via = 5;
-	assert_non_null(strstr(
-		dump(f, IBH_ACTION_APPLY),
-		"ip route append 10.7.0.0/16 via 172.16.0.9 dev ib1 proto kernel table 1004\n"));
-	assert_null(strstr(format(f), "0.0.0.0/0"));
+	free(plan);
+	/* ib0 is no port (not managed): nothing of its routes is ib1's */
+	index_set_del(&f->o.ports, IB0);
+	assert_null(strstr(dump(f, IBH_ACTION_APPLY), "172.16.0.254"));
+	index_set_free(&f->o.ports);
+}
+
+/*
+ * IPv6 joins two gateway routes of one prefix and metric in T(X) into one
+ * multipath route that neither copy is (main keeps an RA default apart):
+ * the copy that comes first stays, X's own
+ */
+static void test_rails_ipv6_siblings(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_route *m = f->main_via;
+	size_t n = 0;
+
+	f->addrs[1].ip = ip("fd00:34::12", 64);
+	f->o.n_addrs = 2;
+	assert_int_equal(index_set_add(&f->o.ports, IB0), 0);
+	m[n] = gw_route("::", 0, "fe80::1", IB1, RT_TABLE_MAIN, 1024);
+	m[n++].protocol = RTPROT_RA;
+	m[n++] = gw_route("::", 0, "fd00:34::fe", IB0, RT_TABLE_MAIN, 1024);
+	/* another metric: beside it */
+	m[n++] = gw_route("::", 0, "fd00:34::fd", IB0, RT_TABLE_MAIN, 2048);
+	f->o.n_main_via = n;
+	assert_non_null(strstr(dump(f, IBH_ACTION_APPLY),
+			       "ip -6 route append ::/0 via fe80::1 dev ib1 proto kernel metric 1024 "
+			       "table 1004\n"
+			       "ip -6 route append ::/0 via fd00:34::fd dev ib1 proto kernel metric "
+			       "2048 table 1004\n"));
+	assert_null(strstr(format(f), "fd00:34::fe"));
+	index_set_free(&f->o.ports);
 }
 
 /* [Gateways]: a default through the named gateway, where main gives none through the port */
@@ -1059,6 +1116,7 @@ int main(void)
 		T(test_rails_copies_follow_main),
 		T(test_rails_foreign_neighbours),
 		T(test_rails_one_subnet),
+		T(test_rails_ipv6_siblings),
 		T(test_rails_configured_gateway),
 	};
 

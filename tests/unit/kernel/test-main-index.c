@@ -480,27 +480,48 @@ static void test_addr_gone(void **state)
 	main_index_free(&x);
 }
 
-/* the routes that may change every port's copy of main's default (issue 38 item 9) */
-static void test_meets_default(void **state)
+/*
+ * Which managed links a notification of a route of main concerns (issue 44):
+ * those it leaves through, and those whose prefixes hold its gateway through
+ * another managed link, also for the route a replace puts out of its place
+ */
+static void test_concerns(void **state)
 {
-	static const char *const meet[] = { "0.0.0.0/0", "128.0.0.0/1", "255.255.255.0/24",
-					    "::/0",	 "fe00::/7",	"fe7f::/16" };
-	static const char *const miss[] = { "0.0.0.0/1", "10.0.0.0/8", "255.255.255.255/32",
-					    "2000::/3",	 "fe80::/10",  "ff00::/8" };
+	struct ibh_main_index x = {};
+	struct ibh_ip p0 = ip("172.16.0.0/16"), p1 = ip("172.16.0.0/16"),
+		      eth = ip("192.168.1.0/24");
+	struct ibh_route storage = via("10.50.0.0/16", "172.16.0.254", IB0, 0),
+			 moved = via("10.50.0.0/16", "192.168.1.1", ETH0, 0),
+			 uplink = via("0.0.0.0/0", "192.168.1.1", ETH0, 0),
+			 foreign_gw = via("10.60.0.0/16", "172.16.0.254", ETH0, 0),
+			 elsewhere = via("10.70.0.0/16", "10.9.0.1", IB0, 0),
+			 hops = multipath(ETH0, "192.168.1.1", IB0, "172.16.0.253");
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(meet) / sizeof(meet[0]); i++) {
-		struct ibh_route r =
-			via(meet[i], strchr(meet[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
-
-		assert_true(main_index_meets_default(&r));
-	}
-	for (size_t i = 0; i < sizeof(miss) / sizeof(miss[0]); i++) {
-		struct ibh_route r =
-			via(miss[i], strchr(miss[i], '.') ? "10.0.0.2" : "fe80::1", IB1, 100);
-
-		assert_false(main_index_meets_default(&r));
-	}
+	assert_int_equal(index_set_add(&x.managed, IB0), 0);
+	assert_int_equal(index_set_add(&x.managed, IB1), 0);
+	assert_int_equal(main_index_set_prefixes(&x, IB0, &p0, 1), 0);
+	assert_int_equal(main_index_set_prefixes(&x, IB1, &p1, 1), 0);
+	assert_int_equal(main_index_set_prefixes(&x, ETH0, &eth, 1), 0);
+	assert_int_equal(main_index_learn(&x, IB0, &storage, 1), 0);
+	/* through ib0 via a gateway of the shared subnet: ib1 copies it too */
+	assert_true(main_index_concerns(&x, &storage, IB0));
+	assert_true(main_index_concerns(&x, &storage, IB1));
+	assert_false(main_index_concerns(&x, &storage, ETH0));
+	/* a next hop of a multipath route */
+	assert_true(main_index_concerns(&x, &hops, IB1));
+	/* a gateway elsewhere, or a device ib-hook does not manage: nobody else's */
+	assert_false(main_index_concerns(&x, &elsewhere, IB1));
+	assert_false(main_index_concerns(&x, &uplink, IB1));
+	assert_false(main_index_concerns(&x, &foreign_gw, IB1));
+	/* a replace through eth0 puts ib0's route out of its place: ib0's and ib1's copies go */
+	assert_true(main_index_concerns(&x, &moved, IB0));
+	assert_true(main_index_concerns(&x, &moved, IB1));
+	/* ib1 no longer managed: its prefixes go with it */
+	assert_int_equal(main_index_set_prefixes(&x, IB1, NULL, 0), 0);
+	assert_false(main_index_concerns(&x, &storage, IB1));
+	assert_true(main_index_concerns(&x, &storage, IB0));
+	main_index_free(&x);
 }
 
 /*
@@ -593,7 +614,7 @@ int main(void)
 		cmocka_unit_test(test_link_down_deleted),
 		cmocka_unit_test(test_ipv6_join),
 		cmocka_unit_test(test_addr_gone),
-		cmocka_unit_test(test_meets_default),
+		cmocka_unit_test(test_concerns),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_route_index),
 	};
