@@ -196,6 +196,15 @@ esac
 [ -e "$root/etc/systemd/system/multi-user.target.wants/$STACK" ] ||
 	[ -e "$root/etc/systemd/system/network-online.target.wants/$STACK" ] ||
 	systemctl --root="$root" enable "$STACK" >/dev/null 2>&1
+# systemd's 90 s for a device to appear and a unit to start, under TCG on a
+# loaded host (issue 49: with the host at load 9, udev's coldplug named ib0
+# and ib1 after 90 s, the rxe@ units' dependencies failed for good, and the
+# pair waited for rxe devices that never came; networkd-dispatcher's start
+# timed out too): ten minutes, the pair's own bounds say when it is too slow
+# (DefaultDeviceTimeoutSec from systemd 252; 247 takes the start timeout)
+mkdir -p "$root/etc/systemd/system.conf.d"
+printf '[Manager]\nDefaultTimeoutStartSec=600s\nDefaultDeviceTimeoutSec=600s\n' \
+	>"$root/etc/systemd/system.conf.d/90-ci-tcg.conf"
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily.timer"
 ln -sf /dev/null "$root/etc/systemd/system/apt-daily-upgrade.timer"
 ln -sf /dev/null "$root/etc/systemd/system/man-db.timer"
