@@ -21,13 +21,14 @@
 # ib1, `ib-hook --status` exits 0, the rules and T(X) are as expected and
 # `ip route get` from each port's address leaves through that port. Then, in
 # the subnet layout, the site's own netplan `routes: table:` (a route through
-# ib1) and `routing-policy:` in T(ib0), the table TableBase + ifindex picks,
-# in both orders: netplan's route appearing while ib-hook owns T(ib0), and
-# ib-hook meeting it there. ib-hook refuses ib0, naming the route in the way,
-# how the table came about and the way out, which works ([Tables]); ib1
-# stays as it was, and the site's rules and routes are byte-identical before
-# and after. Last, the site's route and rule in T(ib1) with the route through
-# ib1 itself: SPEC section 3 shares that table (nothing refused). The host's
+# ib1) and `routing-policy:` in T(ib0), the table TableBase + ifindex picks:
+# netplan's route appearing while ib-hook owns T(ib0), with the watcher and
+# without it, and ib-hook meeting it there. ib-hook refuses ib0, naming the
+# route in the way, how the table came about and the way out, which works
+# ([Tables]: what ib-hook left in T(ib0) is taken back); ib1 stays as it was,
+# and the site's rules and routes are byte-identical before and after. Last,
+# the site's route and rule in T(ib1) with the route through ib1 itself:
+# SPEC section 3 shares that table (nothing refused). The host's
 # network namespace is never changed.
 #
 # Output: "PASS: e2e-netplan: ..." / "FAIL: e2e-netplan: ..." per check,
@@ -347,21 +348,23 @@ check "ib1 stays right (--status --iface ib1 exit 0, its rule and table)" ib1_ok
 sleep 2
 check "the site's rule and route are byte-identical" unchanged "$T0" "$BEFORE"
 
-# 2. ib-hook meets netplan's route in the table it would pick: the site's
-# lines taken away, ib0 right again; watcher and dispatcher stopped, ib0's
-# state taken back by hand; the site's lines applied, then ib-hook
+# 2. the same, with no watcher and no dispatcher to race: the site's lines
+# taken away, ib0 right again, then both stopped and the site's lines applied
 site_apply
 check "netplan apply without the site's lines: networkd took its rule and route away" \
 	wait_until 30 site_gone "$T0"
 check "ib0 right again" settled subnet 30
 ct systemctl stop ib-hook.service networkd-dispatcher.service
-ct ib-hook --remove --iface ib0 2>&1 | diag
-REASON="$(ours0 | tr '\n' '|')"
-check "ib-hook --remove --iface ib0: nothing of ib-hook's left in table $T0" test -z "$(ours0)"
 site_apply "$T0" 10.50.0.0/16
 check "netplan apply: the site's rule and route in table $T0" wait_until 30 site_there "$T0" 10.50.0.0/16
 wait_until 30 configured
 BEFORE=$(site "$T0")
+# the kernel took ib-hook's route from T(ib0) with ib0's address; nothing
+# ran to take its rule, which now sends ib0's traffic into the site's table
+RULE0=$(ours0)
+REASON="ib-hook's in table $T0: '$(echo "$RULE0" | tr '\n' '|')'"
+check "no watcher, no dispatcher: ib-hook's rule from ib0's address still looks up table $T0, its route there gone" \
+	sh -c 'echo "$1" | grep -Eqx "[0-9]+:[[:space:]]+from 172\.16\.34\.1 lookup $2 *"' sh "$RULE0" "$T0"
 ct ib-hook --iface ib0 >"$WORK/out" 2>&1
 rc=$?
 diag <"$WORK/out"
@@ -370,13 +373,14 @@ check "ib-hook --iface ib0 exits 1, naming netplan's route, how table $T0 came a
 	sh -c '[ "$1" = 1 ] && grep -qx "ib-hook: ib0: refusing to apply table $2: table $2 holds route $3 that ib-hook did not install; table $2 is TableBase 1000 + ifindex $4: give ib0 a table in \[Tables\]" "$5"' \
 	sh "$rc" "$T0" "$ROUTE0" "$((T0 - 1000))" "$WORK/out"
 check "--status says refused, naming it" refused0
+REASON="$(ours0 | tr '\n' '|')"
+check "the refusal changes nothing: ib-hook's rule stays" test "$(ours0)" = "$RULE0"
 ct systemctl start ib-hook.service networkd-dispatcher.service
 sleep 2
 check "with the watcher started: still refused" refused0
-REASON="$(ours0 | tr '\n' '|')"
-check "nothing of ib-hook's in table $T0" test -z "$(ours0)"
 check "ib1 stays right" ib1_ok
 check "the site's rule and route are byte-identical" unchanged "$T0" "$BEFORE"
+
 # the way out the message gives: a table of ib0's own in [Tables]
 printf '[Tables]\nib0=2002\n' | ct sh -c 'mkdir -p /etc/ib-hook.conf.d && cat >/etc/ib-hook.conf.d/tables.conf'
 ct systemctl reload ib-hook.service
@@ -384,16 +388,27 @@ moved() {
 	ct ib-hook --status >"$WORK/status" 2>&1 &&
 		[ "$(ct ip -4 rule show | grep -Ec "from 172\.16\.34\.1 lookup 2002( |\$)")" = 1 ] &&
 		[ "$(ct ip -4 route show table 2002 | sed 's/[[:space:]]*$//')" = "$(expected subnet 0)" ] && return 0
-	REASON="--status: $(grep -E 'verdict|managed' "$WORK/status" | tr '\n' '|')"
+	REASON="--status: $(grep -E 'verdict|managed|leftover' "$WORK/status" | tr '\n' '|')"
 	return 1
 }
 check "[Tables] ib0=2002 and the watcher reloaded: --status ok, ib0's rule and route in table 2002" \
 	wait_until 20 moved
+REASON="$(ours0 | tr '\n' '|')"
+check "  and its rule to table $T0 taken back (a leftover of the earlier configuration)" test -z "$(ours0)"
 check "  the site's rule and route in table $T0 byte-identical" unchanged "$T0" "$BEFORE"
+
+# 3. ib-hook meets netplan's route in the table it would pick: ib0 back to
+# TableBase + ifindex, which the site's route holds
 ct rm /etc/ib-hook.conf.d/tables.conf
 ct systemctl reload ib-hook.service
+check "[Tables] entry gone and the watcher reloaded: ib0 refused again" wait_until 20 refused0
+REASON="$(ours0 | tr '\n' '|')"
+check "  nothing of ib-hook's goes into table $T0" test -z "$(ours0)"
+echo "# table 2002 then: '$(ct ip -4 route show table 2002 | tr '\n' '|')'; $(grep -E 'leftover' "$WORK/status" | tr '\n' '|')"
+check "ib1 stays right" ib1_ok
+check "the site's rule and route are byte-identical" unchanged "$T0" "$BEFORE"
 
-# 3. the site's routes: table: and routing-policy: in T(ib1) with its route
+# 4. the site's routes: table: and routing-policy: in T(ib1) with its route
 # through ib1 itself (as cloud-init writes a table per port): SPEC 3 leaves a
 # user's route on X in T(X) alone and refuses only one through another
 # device, and a rule ib-hook did not install is no proof of ownership
