@@ -54,12 +54,15 @@ if [ ! -s "$tar" ]; then
 		trap 'rm -f "$tmp"; rm -rf --one-file-system "$dir"' EXIT
 		tar -C "$dir" -xf "$FROM"
 		# the base's own sources.list (the mirror above); its lists and
-		# downloads are not kept
+		# downloads are not kept. The packages are downloaded first, and
+		# their maintainer scripts run in a network namespace of their own
 		unshare --mount --propagation private -- sh -c '
 			mount -t proc proc "$1/proc" && mount -t sysfs sysfs "$1/sys" &&
 			mount -t tmpfs tmpfs "$1/run" && mount -t tmpfs tmpfs "$1/tmp" &&
 			chroot "$1" apt-get update -qq &&
-			chroot "$1" env DEBIAN_FRONTEND=noninteractive timeout -k 10 600 \
+			chroot "$1" timeout -k 10 600 apt-get install -y -qq --no-install-recommends \
+				--download-only $2 >/dev/null &&
+			unshare --net -- chroot "$1" env DEBIAN_FRONTEND=noninteractive \
 				apt-get install -y -qq --no-install-recommends $2 >/dev/null &&
 			chroot "$1" apt-get clean' sh "$dir" "$(echo "$PKGS" | tr , ' ')" >&2
 		rm -rf "$dir"/var/lib/apt/lists/*
