@@ -11,7 +11,7 @@
 #              (`netplan apply` runs udevadm, which netplan.io does not
 #              depend on; every real host has it, minbase has not): derived
 #              from the cached networkd tar, which it builds when missing, by
-#              apt-get in a chroot (some 20 s)
+#              apt-get in a chroot (20-50 s on a loaded 2-core host)
 #   nm         NetworkManager
 #   lab        ifupdown, with what the lab's tools need on a host
 #              (tests/lab/lab.sh): openssh-server, sudo, python3 and python3-apt
