@@ -14,21 +14,4 @@ set -u
 export LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive
 srcdir=$(cd "$(dirname "$0")/.." && pwd)
 . "$srcdir/.ci/lib.sh"
-step_begin e2e-ifupdown
-[ "$(id -u)" = 0 ] || fail "e2e-ifupdown needs root (mmdebstrap, systemd-nspawn)"
-
-install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux || fail "missing host prerequisites"
-
-deb=${1:-}
-if [ -z "$deb" ]; then
-	tmp=$(mktemp -d /var/tmp/ib-hook-e2e-ifupdown-build.XXXXXX) || fail "mktemp failed"
-	deb=$(build_deb "$srcdir" "$tmp") || fail "could not build the .deb"
-fi
-[ -f "$deb" ] || fail "no .deb: $deb"
-
-timeout -k 10 300 "$srcdir/tests/e2e/ifupdown.sh" "$deb"
-case $? in
-0) ;;
-77) fail "skipped: a prerequisite is missing" ;;
-*) echo "FAIL: e2e-ifupdown (exit status)"; exit 1 ;;
-esac
+e2e_cell "$srcdir" e2e-ifupdown ifupdown.sh 300 "${1:-}"

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # Sourced by the CI steps that test the built package (.ci/e2e.sh, .ci/lab.sh,
-# .ci/e2e-nm.sh, .ci/e2e-ifupdown.sh, .ci/vm.sh). Messages go to stderr; a
-# function that fails returns non-zero and the step says FAIL its own way.
+# .ci/e2e-nm.sh, .ci/e2e-ifupdown.sh, .ci/e2e-netplan.sh, .ci/vm.sh). Messages
+# go to stderr; a function that fails returns non-zero and the step says FAIL
+# its own way.
 
 # step_begin NAME...: the step's work directory $tmp (set it later; removed on
 # every exit), and fail MESSAGE, which says FAIL for each NAME and exits 1
@@ -152,4 +153,29 @@ vm_cells() {
 	[ "$2" = bookworm ] || return 0
 	n=$(git -C "$1" rev-list --count HEAD 2>/dev/null) || n=1
 	if [ $((n / 3 % 2)) = 0 ]; then echo "fleet reply"; else echo rails; fi
+}
+
+# e2e_cell SRCDIR NAME SCRIPT SECONDS [DEB]: the step of a booted-host test,
+# SRCDIR/tests/e2e/SCRIPT, that prints its own "PASS: NAME: ..." lines: root
+# and the host's prerequisites, the .deb (DEB, else build_deb's), the test
+# bounded by SECONDS; its status is the step's (a skip is a FAIL: in CI every
+# prerequisite is installed)
+e2e_cell() {
+	step_begin "$2"
+	[ "$(id -u)" = 0 ] || fail "$2 needs root (mmdebstrap, systemd-nspawn)"
+	install_missing mmdebstrap:mmdebstrap systemd-nspawn:systemd-container nsenter:util-linux ||
+		fail "missing host prerequisites"
+	deb=${5:-}
+	if [ -z "$deb" ]; then
+		tmp=$(mktemp -d "/var/tmp/ib-hook-$2-build.XXXXXX") || fail "mktemp failed"
+		deb=$(build_deb "$1" "$tmp") || fail "could not build the .deb"
+	fi
+	[ -f "$deb" ] || fail "no .deb: $deb"
+	timeout -k 10 "$4" "$1/tests/e2e/$3" "$deb"
+	case $? in
+	0) return 0 ;;
+	77) fail "skipped: a prerequisite is missing" ;;
+	esac
+	echo "FAIL: $2 (exit status)"
+	return 1
 }

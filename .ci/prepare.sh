@@ -5,7 +5,7 @@
 # first steps (the test suite, sanitizers, fuzzers: compiler-bound) run, as
 # this work is bound by downloads and dpkg: the release .deb (in its Debian 11
 # root), the roots of .ci/pkg.sh, .ci/release.sh and .ci/autopkgtest.sh, the
-# networkd, NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the VM images of the releases .ci/vm.sh boots
+# networkd, netplan, NetworkManager, ifupdown and lab roots (tests/e2e/root.sh) and the VM images of the releases .ci/vm.sh boots
 # (tests/vm/image.sh), one after the other, in the order the steps need them.
 # Every producer holds a lock while it builds, so a step that needs a cache
 # being built here waits for it instead of building it twice. Prints only
@@ -48,6 +48,8 @@ if [ -n "$deb" ]; then
 	ahead "autopkgtest testbed" autopkgtest_testbed "$top" "$deb"
 fi
 ahead "networkd e2e root" "$top/tests/e2e/root.sh" networkd bookworm
+# derived from the networkd root: netplan.io and udev installed into it
+ahead "netplan e2e root" "$top/tests/e2e/root.sh" netplan bookworm
 for suite in bookworm trixie; do
 	ahead "NetworkManager e2e root ($suite)" "$top/tests/e2e/root.sh" nm "$suite"
 done

@@ -544,6 +544,29 @@ static int plan_routes(const struct ibh_config *c, const struct ibh_observed *o,
 	return r;
 }
 
+/*
+ * T(X) holds route r through another device: the table is someone else's (a
+ * network manager's `Table=`, netplan's `routes: table:`). Said with how T
+ * came about, since whoever reads it may not know that TableBase + ifindex
+ * picked it, and with the way out.
+ */
+static int refuse_taken(const struct ibh_config *c, const struct ibh_observed *o,
+			struct ibh_plan *p, const struct ibh_route *r)
+{
+	char route[160];
+
+	route_format(route, sizeof(route), r);
+	if (config_table_of(c, o->link.name))
+		return refuse(p, -EEXIST,
+			      "table %u holds route %s that ib-hook did not install; give %s "
+			      "another table in [Tables]",
+			      o->table, route, o->link.name);
+	return refuse(p, -EEXIST,
+		      "table %u holds route %s that ib-hook did not install; table %u is "
+		      "TableBase %u + ifindex %d: give %s a table in [Tables]",
+		      o->table, route, o->table, c->table_base, o->link.ifindex, o->link.name);
+}
+
 static int plan_table_routes(const struct ibh_config *c, const struct ibh_observed *o,
 			     enum ibh_action action, const struct route_index *t,
 			     const struct route_index *copies, struct ibh_plan *p)
@@ -565,10 +588,7 @@ static int plan_table_routes(const struct ibh_config *c, const struct ibh_observ
 		if (!owner && !adopt) {
 			/* the user's own routes in T stay; one through another device makes T theirs */
 			if (route_has_device(have) && have->oif != o->link.ifindex)
-				return refuse(
-					p, -EEXIST,
-					"table %u holds route %s that ib-hook did not install",
-					o->table, route_format(buf, sizeof(buf), have));
+				return refuse_taken(c, o, p, have);
 			continue;
 		}
 		bool wanted = table_route_wanted(c, o, have) || is_copy(copies, have);

@@ -28,32 +28,15 @@ DEB=${1:?usage: ifupdown.sh PATH-TO-DEB}
 TIME_LIMIT=${E2E_TIME_LIMIT:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 
-skip() { echo "SKIP: $*" >&2; exit 77; }
-[ "$(id -u)" = 0 ] || skip "must run as root"
-for t in mmdebstrap systemd-nspawn nsenter unshare tar timeout; do
-	command -v "$t" >/dev/null 2>&1 || skip "'$t' is missing"
-done
-[ -f "$DEB" ] || { echo "FAIL: e2e-ifupdown: no .deb '$DEB'"; exit 1; }
-DEB=$(cd "$(dirname "$DEB")" && pwd)/$(basename "$DEB")
-
-FAILS=0
-REASON=
-pass() { echo "PASS: e2e-ifupdown: $*"; }
-fail() { FAILS=$((FAILS + 1)); echo "FAIL: e2e-ifupdown: $*"; }
-diag() { sed 's/^/#   /'; }
-check() { local d=$1; shift; if "$@"; then pass "$d"; else fail "$d${REASON:+: $REASON}"; fi; REASON=; }
+CELL=e2e-ifupdown
+# shellcheck source=tests/e2e/cell.sh
+. "$here/cell.sh"
+cell_begin mmdebstrap systemd-nspawn nsenter unshare tar timeout
 
 # shellcheck source=tests/e2e/container.sh
 . "$here/container.sh"
 WORK='' WATCHDOG=
 MACHINE=ibhook-ifupdown-$$
-# the host's rules, and its links named like the container's (other jobs may
-# add and remove links of their own meanwhile)
-host_state() {
-	ip -4 rule show
-	ip -6 rule show
-	ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^ib[01]p?$'
-}
 HOST_BEFORE=$(host_state)
 cleanup() {
 	local rc=$?
