@@ -485,6 +485,8 @@ static enum ibh_result finish_run(struct ibh_engine *e, const struct ibh_request
 		e->view.rules_valid = false;
 		res = all ? run_links(e, req) : run_link(e, link, req, NULL);
 	}
+	/* a record of 0.2.0 or older, all in one file, is written in parts once */
+	e->view.record_dirty |= req->mode == IBH_MODE_CHANGE && e->view.record.one_file;
 	return worst(res, apply_flush_record(&e->apply));
 }
 
