@@ -3,7 +3,8 @@
  * Routes found by their destination: a table, its copies or main's routes
  * through a port may hold tens of thousands (routing on the host), and every
  * question the engine asks of them (is this route there, what comes before
- * it with the same prefix) is about one prefix. Sorted once, O(n log n);
+ * it with the same prefix) is about one prefix. Sorted once, O(n log n), or
+ * only checked, O(n), when they come in order (a dump, the copies of one);
  * each question then costs a binary search and the few routes of its prefix.
  */
 #pragma once
