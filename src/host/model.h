@@ -40,8 +40,11 @@ struct ibh_rec {
 	enum ibh_rec_kind kind;
 	char ifname[IF_NAMESIZE]; /* the interface it was installed for */
 	int ifindex;
-	struct ibh_rule rule;	/* RULE */
-	struct ibh_route route; /* ROUTE, MAIN */
+	/* one of them, by kind: a part of the record holds thousands of entries */
+	union {
+		struct ibh_rule rule;	/* RULE */
+		struct ibh_route route; /* ROUTE, MAIN */
+	};
 	/* set by observe: no current interface and configuration wants it */
 	bool leftover;
 };
