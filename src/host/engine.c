@@ -647,6 +647,23 @@ unsigned long engine_changes(const struct ibh_engine *e)
 	return e->apply.changes;
 }
 
+int engine_link_of_table(struct ibh_engine *e, uint32_t table)
+{
+	const struct ibh_config *c = e->view.config;
+	int r = e->view.links_valid ? 0 : view_load_links(&e->view), found = 0;
+
+	for (size_t i = 0; r >= 0 && i < e->view.n_links; i++) {
+		const struct ibh_link *l = &e->view.links[i];
+
+		if (!link_is_managed(c, l) || config_table(c, l->name, l->ifindex) != table)
+			continue;
+		if (found)
+			return 0;
+		found = l->ifindex;
+	}
+	return r < 0 ? r : found;
+}
+
 size_t engine_repaired(const struct ibh_engine *e, const int **ret)
 {
 	*ret = e->apply.repaired.items;

@@ -1091,9 +1091,12 @@ static int on_event(struct nl_msg *msg, void *arg)
 			/*
 			 * a route in another table names its device, not the link
 			 * whose table it is: one through another device in T(X)
-			 * comes and goes without an event of X's
+			 * comes and goes without an event of X's. The table names
+			 * the link (watch.c); too many tables, every link
 			 */
-			else
+			else if (!index_array_add((int *)ev->tables, &ev->n_tables,
+						  sizeof(ev->tables) / sizeof(ev->tables[0]),
+						  (int)rt.table))
 				ev->tables_changed = true;
 		}
 		break;
