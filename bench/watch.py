@@ -209,8 +209,12 @@ def main():
             print(f"# {MAIN_ROUTES} routes in main through an unmanaged uplink, GatewayRoutes={GATEWAY_ROUTES}")
         if COPIES:
             print(f"# {COPIES} routes in main through ib0's gateway, copied into T(ib0); ib1 repaired")
-        print(f"restore latency, table flushed: median {statistics.median(flush):.2f} ms, p99 {pct(flush, 0.99):.2f} ms ({len(flush)} rounds)")
-        print(f"restore latency, address added: median {statistics.median(addr):.2f} ms, p99 {pct(addr, 0.99):.2f} ms ({len(addr)} rounds)")
+        for what, v in (("table flushed", flush), ("address added", addr)):
+            if v:
+                print(f"restore latency, {what}: median {statistics.median(v):.2f} ms, p99 {pct(v, 0.99):.2f} ms "
+                      f"({len(v)} rounds)")
+            else:
+                print(f"restore latency, {what}: no repair within 2 s in {ROUNDS} rounds")
         print("  (a notification after a quiet spell is acted on at once; one within 2 ms of the")
         print("   watcher's last pass waits out those 2 ms, gathering the rest of its burst)")
 
