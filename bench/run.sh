@@ -16,7 +16,8 @@
 # wait4(). It prints one table of medians, ratios and targets.
 #
 # --short: fewer repetitions, and no table of 1 000 000 main routes besides
-# the one of 200 000 (CI: about a minute).
+# the one of 200 000 (CI: about 4 minutes, most of it the rows of 200 000
+# copies in T(ib0), whose preparations copy them again after --remove --all).
 set -eu
 export LC_ALL=C
 
