@@ -114,7 +114,7 @@ t_cleanup() {
 		ns_del "$ns"
 	done
 	for rec in $T_RECORDS; do
-		rm -f "$rec" "$rec.watch" "$rec".*.tmp
+		rm -f "$rec" "$rec.watch" "$rec".*.tmp "$rec".routes-*
 	done
 	# the CNI plugin's links from a container ID (tests/cni: ctr-$T_PFX...) to a record
 	rm -f /run/ib-hook/cni-ctr-"$T_PFX"*

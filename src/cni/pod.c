@@ -75,7 +75,7 @@ static int read_others(const char *path, const char *ifname, struct others *ret)
 {
 	struct ibh_record rec = {};
 	char why[128];
-	int r = record_load(path, &rec, why, sizeof(why));
+	int r = record_load_all(path, &rec, why, sizeof(why));
 
 	memset(ret, 0, sizeof(*ret));
 	if (r < 0)
@@ -219,6 +219,7 @@ static void drop_empty_record(const char *path)
 		return;
 	for (size_t i = 0; i < rec.n; i++)
 		empty &= rec.recs[i].kind == IBH_REC_LINK;
+	empty &= rec.n_parts == 0;
 	record_clear(&rec);
 	if (empty)
 		unlink(path);
@@ -300,7 +301,7 @@ static void drop_gone(const char *container)
 		char rec[PATH_MAX];
 
 		snprintf(rec, sizeof(rec), "%s/%s", kernel->state_dir, name);
-		if (unlink(rec) == 0)
+		if (record_remove(rec) == 0)
 			log_info("%s: the pod's namespace is gone: its record %s too", container,
 				 rec);
 	}

@@ -485,6 +485,8 @@ static enum ibh_result finish_run(struct ibh_engine *e, const struct ibh_request
 		e->view.rules_valid = false;
 		res = all ? run_links(e, req) : run_link(e, link, req, NULL);
 	}
+	/* a record of 0.2.0 or older, all in one file, is written in parts once */
+	e->view.record_dirty |= req->mode == IBH_MODE_CHANGE && e->view.record.one_file;
 	return worst(res, apply_flush_record(&e->apply));
 }
 
@@ -645,6 +647,23 @@ uint32_t engine_port(const struct ibh_engine *e)
 unsigned long engine_changes(const struct ibh_engine *e)
 {
 	return e->apply.changes;
+}
+
+int engine_link_of_table(struct ibh_engine *e, uint32_t table)
+{
+	const struct ibh_config *c = e->view.config;
+	int r = e->view.links_valid ? 0 : view_load_links(&e->view), found = 0;
+
+	for (size_t i = 0; r >= 0 && i < e->view.n_links; i++) {
+		const struct ibh_link *l = &e->view.links[i];
+
+		if (!link_is_managed(c, l) || config_table(c, l->name, l->ifindex) != table)
+			continue;
+		if (found)
+			return 0;
+		found = l->ifindex;
+	}
+	return r < 0 ? r : found;
 }
 
 size_t engine_repaired(const struct ibh_engine *e, const int **ret)

@@ -65,6 +65,8 @@ struct ibh_main_index *engine_follow_main(struct ibh_engine *e);
 uint32_t engine_port(const struct ibh_engine *e);
 /* how many kernel objects the engine changed so far */
 unsigned long engine_changes(const struct ibh_engine *e);
+/* the one managed link whose table is table: its ifindex, 0 when none or several, or -errno */
+int engine_link_of_table(struct ibh_engine *e, uint32_t table);
 /* the links whose state the engine put back since engine_invalidate(), in *ret */
 size_t engine_repaired(const struct ibh_engine *e, const int **ret);
 /* after the runs: the --status summary or the end of the JSON document, and its verdict */

@@ -41,8 +41,11 @@ struct ibh_rec {
 	enum ibh_rec_kind kind;
 	char ifname[IF_NAMESIZE]; /* the interface it was installed for */
 	int ifindex;
-	struct ibh_rule rule;	/* RULE */
-	struct ibh_route route; /* ROUTE, MAIN */
+	/* one of them, by kind: a part of the record holds thousands of entries */
+	union {
+		struct ibh_rule rule;	/* RULE */
+		struct ibh_route route; /* ROUTE, MAIN */
+	};
 	/* set by observe: no current interface and configuration wants it */
 	bool leftover;
 };
@@ -60,13 +63,39 @@ struct ibh_witness {
 
 struct ibh_record_index;
 
+/*
+ * The routes installed for one link (by ifindex) are a file of their own
+ * beside the record (record.c): a run reads only the links it needs
+ */
+struct ibh_record_part {
+	int ifindex;
+	/* its entries are among the record's recs */
+	bool loaded;
+	/* an entry came or changed (written before the parts that only lost one) */
+	bool grew;
+	/* an entry came, changed or went since the file was read or written */
+	bool touched;
+	/* a hash of the file's text as last read or written; 0: no file */
+	uint64_t hash;
+	/*
+	 * what its entries are about, one route entry per ifname, table and
+	 * family, as the record's file says (the entries may be unloaded)
+	 */
+	struct ibh_rec *keys;
+	size_t n_keys, cap_keys;
+};
+
 struct ibh_record {
 	struct ibh_rec *recs;
 	size_t n, cap;
 	struct ibh_witness *wits;
 	size_t n_wits, cap_wits;
+	struct ibh_record_part *parts;
+	size_t n_parts, cap_parts;
 	/* false: no record for this namespace yet */
 	bool present;
+	/* read in the format before parts (0.5.0 and older): every route in the one file */
+	bool one_file;
 	/* the entries by the fields that name them (record.c), made when first asked */
 	struct ibh_record_index *index;
 };

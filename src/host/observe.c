@@ -170,6 +170,55 @@ static int record_witnessed_here(struct ibh_view *v, const char *path)
 	return r < 0 ? r : 0;
 }
 
+static bool rec_leftover(struct ibh_view *v, const struct ibh_rec *rec);
+
+/* part k of the record, read now; a damaged part is said and read as empty */
+static int load_part(struct ibh_view *v, size_t k)
+{
+	char why[96], file[300];
+	int r = record_load_part(v->record_path, &v->record, k, why, sizeof(why));
+
+	if (r == -EINVAL) {
+		record_part_path(file, sizeof(file), v->record_path, v->record.parts[k].ifindex);
+		log_warning("'%s' %s: damaged, read as absent", file, why);
+		r = 0;
+	}
+	return r;
+}
+
+/* the parts that may hold a leftover: every entry of the others is wanted as it is */
+static int load_leftover_parts(struct ibh_view *v)
+{
+	int r = 0;
+
+	for (size_t k = 0; r >= 0 && k < v->record.n_parts; k++) {
+		const struct ibh_record_part *p = &v->record.parts[k];
+		bool leftover = false;
+
+		for (size_t j = 0; !p->loaded && j < p->n_keys && !leftover; j++)
+			leftover = rec_leftover(v, &p->keys[j]);
+		if (leftover)
+			r = load_part(v, k);
+	}
+	return r;
+}
+
+int view_load_parts(struct ibh_view *v, int ifindex, uint32_t table)
+{
+	int r = 0;
+
+	for (size_t k = 0; r >= 0 && k < v->record.n_parts; k++) {
+		const struct ibh_record_part *p = &v->record.parts[k];
+		bool wanted = p->ifindex == ifindex;
+
+		for (size_t j = 0; !p->loaded && j < p->n_keys && !wanted; j++)
+			wanted = table && p->keys[j].route.table == table;
+		if (wanted)
+			r = load_part(v, k);
+	}
+	return r;
+}
+
 int view_load_record(struct ibh_view *v)
 {
 	const char *path = v->record_path;
@@ -197,11 +246,19 @@ int view_load_record(struct ibh_view *v)
 		r = record_witnessed_here(v, path);
 	if (r < 0)
 		return r;
+	if (r == 0)
+		r = load_leftover_parts(v);
+	if (r < 0)
+		return r;
 	v->record_loaded = true;
 	free(v->record_file);
-	/* NULL when absent (or under the old name): the first save writes the file */
-	v->record_file =
-		v->record.present && path == v->record_path ? record_text(&v->record) : NULL;
+	/*
+	 * NULL when absent, under the old name or in the old format: the first
+	 * save writes the file
+	 */
+	v->record_file = v->record.present && path == v->record_path && !v->record.one_file
+				 ? record_text(&v->record)
+				 : NULL;
 	/* the witnesses of the next write: this namespace's addresses now */
 	if (v->record_witnessed && record_witness(&v->record, v->addrs, v->n_addrs) < 0)
 		return -ENOMEM;
@@ -218,6 +275,9 @@ int view_save_record(struct ibh_view *v)
 	if (v->record_witnessed && v->addrs_valid &&
 	    record_witness(&v->record, v->addrs, v->n_addrs) < 0)
 		return -ENOMEM;
+	r = record_write_parts(v->record_path, &v->record);
+	if (r < 0)
+		return r;
 	text = record_text(&v->record);
 	if (!text)
 		return -ENOMEM;
@@ -354,56 +414,65 @@ static void find_table_sharer(struct ibh_view *v, const struct ibh_link *link, u
  * wants it: its link is gone, renamed or no longer matched, its table or
  * priority changed, IPv6 was switched off, MainRoute= went back to keep.
  */
-void view_mark_leftovers(struct ibh_view *v)
+static bool rec_leftover(struct ibh_view *v, const struct ibh_rec *rec)
 {
 	const struct ibh_config *c = v->config;
+	struct ibh_link l;
+	uint8_t family = rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
+	char sharer[IF_NAMESIZE] = "";
+
+	if (view_link_by_index(v, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0)
+		return true;
+	/*
+	 * The record keeps speaking for a link that left the match: if it
+	 * comes back, an object that merely looks like ib-hook's is not
+	 * adopted (adoption is for what 0.1.0 installed).
+	 */
+	if (rec->kind == IBH_REC_LINK)
+		return false;
+	if (!link_is_managed(c, &l))
+		return true;
+	/* a [Tables] collision refuses the link: what works stays until it is fixed */
+	find_table_sharer(v, &l, config_table(c, l.name, l.ifindex), sharer, sizeof(sharer));
+	if (sharer[0])
+		return false;
+	if (family == AF_INET6 && !c->ipv6)
+		return true;
+	switch (rec->kind) {
+	case IBH_REC_RULE:
+		return rec->rule.table != config_table(c, l.name, l.ifindex) ||
+		       rec->rule.priority != c->priority;
+	case IBH_REC_ROUTE:
+		return rec->route.table != config_table(c, l.name, l.ifindex);
+	case IBH_REC_MAIN:
+		return c->main_route != IBH_MAIN_DELETE;
+	case IBH_REC_LINK:
+		break;
+	}
+	return false;
+}
+
+/* what rec_leftover() reads of an entry is the same: a part's thousands of copies ask once */
+static bool same_question(const struct ibh_rec *a, const struct ibh_rec *b)
+{
+	if (a->kind != b->kind || a->ifindex != b->ifindex || strcmp(a->ifname, b->ifname) != 0)
+		return false;
+	if (a->kind == IBH_REC_RULE)
+		return a->rule.table == b->rule.table && a->rule.priority == b->rule.priority &&
+		       a->rule.src.family == b->rule.src.family;
+	return a->route.table == b->route.table && a->route.dst.family == b->route.dst.family;
+}
+
+void view_mark_leftovers(struct ibh_view *v)
+{
+	const struct ibh_rec *last = NULL;
 
 	for (size_t i = 0; i < v->record.n; i++) {
 		struct ibh_rec *rec = &v->record.recs[i];
-		struct ibh_link l;
-		uint8_t family =
-			rec->kind == IBH_REC_RULE ? rec->rule.src.family : rec->route.dst.family;
 
-		char sharer[IF_NAMESIZE] = "";
-
-		rec->leftover = true;
-		if (view_link_by_index(v, rec->ifindex, &l) < 0 || strcmp(l.name, rec->ifname) != 0)
-			continue;
-		/*
-		 * The record keeps speaking for a link that left the match: if it
-		 * comes back, an object that merely looks like ib-hook's is not
-		 * adopted (adoption is for what 0.1.0 installed).
-		 */
-		if (rec->kind == IBH_REC_LINK) {
-			rec->leftover = false;
-			continue;
-		}
-		if (!link_is_managed(c, &l))
-			continue;
-		/* a [Tables] collision refuses the link: what works stays until it is fixed */
-		find_table_sharer(v, &l, config_table(c, l.name, l.ifindex), sharer,
-				  sizeof(sharer));
-		if (sharer[0]) {
-			rec->leftover = false;
-			continue;
-		}
-		if (family == AF_INET6 && !c->ipv6)
-			continue;
-		switch (rec->kind) {
-		case IBH_REC_RULE:
-			rec->leftover = rec->rule.table != config_table(c, l.name, l.ifindex) ||
-					rec->rule.priority != c->priority;
-			break;
-		case IBH_REC_ROUTE:
-			rec->leftover = rec->route.table != config_table(c, l.name, l.ifindex);
-			break;
-		case IBH_REC_MAIN:
-			rec->leftover = c->main_route != IBH_MAIN_DELETE;
-			break;
-		case IBH_REC_LINK:
-			rec->leftover = false;
-			break;
-		}
+		rec->leftover =
+			last && same_question(last, rec) ? last->leftover : rec_leftover(v, rec);
+		last = rec;
 	}
 }
 
@@ -752,6 +821,8 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 		find_table_sharer(v, link, o->table, o->table_shared_with,
 				  sizeof(o->table_shared_with));
 	r = view_load_record(v);
+	if (r >= 0)
+		r = view_load_parts(v, link->ifindex, o->table);
 	if (r < 0)
 		goto cleanup;
 	view_mark_leftovers(v);
@@ -853,6 +924,15 @@ bool view_record_names(struct ibh_view *v, const char *ifname, int ifindex)
 		if (strcmp(v->record.recs[i].ifname, ifname) == 0 ||
 		    (ifindex > 0 && v->record.recs[i].ifindex == ifindex))
 			return true;
+	for (size_t k = 0; k < v->record.n_parts; k++) {
+		const struct ibh_record_part *p = &v->record.parts[k];
+
+		if (ifindex > 0 && p->ifindex == ifindex)
+			return true;
+		for (size_t j = 0; j < p->n_keys; j++)
+			if (strcmp(p->keys[j].ifname, ifname) == 0)
+				return true;
+	}
 	return false;
 }
 
@@ -862,13 +942,14 @@ bool view_record_names(struct ibh_view *v, const char *ifname, int ifindex)
  */
 int observe_leftovers(struct ibh_view *v, struct ibh_observed *o)
 {
+	/* the tables dumped (as ints): a link's leftover copies may be thousands, in a few tables */
+	struct index_set seen = {};
 	int r;
 
 	o->record = &v->record;
 	r = observe_rules(v, o);
 	for (size_t i = 0; r >= 0 && i < v->record.n; i++) {
 		const struct ibh_rec *rec = &v->record.recs[i];
-		bool seen = false;
 
 		if (!rec->leftover || rec->kind == IBH_REC_RULE || rec->kind == IBH_REC_LINK)
 			continue;
@@ -876,11 +957,7 @@ int observe_leftovers(struct ibh_view *v, struct ibh_observed *o)
 			r = observe_main_route(v, o, &rec->route.dst, rec->route.oif);
 			continue;
 		}
-		for (size_t j = 0; j < i; j++)
-			seen |= v->record.recs[j].leftover &&
-				v->record.recs[j].kind == IBH_REC_ROUTE &&
-				v->record.recs[j].route.table == rec->route.table;
-		if (!seen) {
+		if (!index_set_has(&seen, (int)rec->route.table)) {
 			struct ibh_route *t = NULL, *all;
 			size_t n_t = 0;
 
@@ -898,8 +975,10 @@ int observe_leftovers(struct ibh_view *v, struct ibh_observed *o)
 			o->routes = all;
 			o->n_routes += n_t;
 			free(t);
+			r = index_set_add(&seen, (int)rec->route.table);
 		}
 	}
+	index_set_free(&seen);
 	o->main_known = true;
 	return r;
 }

@@ -75,6 +75,11 @@ int view_link_by_name(struct ibh_view *v, const char *name, struct ibh_link *ret
 
 /* a damaged record is said once and read as absent */
 int view_load_record(struct ibh_view *v);
+/*
+ * The parts of the record that a plan for link ifindex with table needs: its
+ * own, and any with an entry in table (0: none)
+ */
+int view_load_parts(struct ibh_view *v, int ifindex, uint32_t table);
 /* a record that says what the file already says is not written again */
 int view_save_record(struct ibh_view *v);
 /* mark every record entry that no current link and configuration wants */

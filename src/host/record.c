@@ -8,6 +8,20 @@
  * (the first run since boot, or an upgrade from 0.1.0, which kept no record)
  * has what apply would install adopted, and nothing else (plan.c).
  *
+ * The routes installed for a link, which with copies of main's routes may
+ * be hundreds of thousands, are a file of their own, a part: PATH.routes-
+ * IFINDEX. The record's file lists each part with what its entries are
+ * about (their link's name, tables and families), so that a run for ib1
+ * neither reads nor writes ib0's part unless one of its entries may be a
+ * leftover or lies in a table the run plans. Parts are written before the
+ * record's file (a part that gained an entry before one that lost it), each
+ * by rename(2): a crash between leaves the record's file listing what the
+ * parts held before, which the write ahead of any add had covered, or an
+ * entry in two parts, which reads as one. A part the file does not list
+ * (the rest of a namespace that is gone) is never read. The record of 0.2.0
+ * and older, every entry in the one file, is read as it is and written in
+ * parts at the next change.
+ *
  * Without the netns cookie (before Linux 5.14) the file is named by the
  * inode of the namespace, which a later namespace gets once this one is
  * gone. There the record also lists witnesses: the addresses of lo and of
@@ -33,7 +47,8 @@
 #include "kernel.h"
 #include "record.h"
 
-#define HEADER "# ib-hook record 1: what ib-hook installed in this network namespace\n"
+#define HEADER	    "# ib-hook record 2: what ib-hook installed in this network namespace\n"
+#define PART_HEADER "# ib-hook record 2: routes ib-hook installed for one link\n"
 
 bool rec_same_object(const struct ibh_rec *a, const struct ibh_rec *b)
 {
@@ -93,8 +108,71 @@ void record_clear(struct ibh_record *r)
 {
 	free(r->recs);
 	free(r->wits);
+	for (size_t k = 0; k < r->n_parts; k++)
+		free(r->parts[k].keys);
+	free(r->parts);
 	index_free(r->index);
 	memset(r, 0, sizeof(*r));
+}
+
+static bool in_part(const struct ibh_rec *rec)
+{
+	return rec->kind == IBH_REC_ROUTE;
+}
+
+ssize_t record_part_of(const struct ibh_record *r, int ifindex)
+{
+	for (size_t k = 0; k < r->n_parts; k++)
+		if (r->parts[k].ifindex == ifindex)
+			return (ssize_t)k;
+	return -1;
+}
+
+/* the part of ifindex, made (with its entries all in memory: none yet) when there is none */
+static struct ibh_record_part *part_get(struct ibh_record *r, int ifindex)
+{
+	ssize_t k = record_part_of(r, ifindex);
+
+	if (k >= 0)
+		return &r->parts[k];
+	if (array_grow(&r->parts, &r->cap_parts, r->n_parts, sizeof(*r->parts), 4) < 0)
+		return NULL;
+	r->parts[r->n_parts] = (struct ibh_record_part){ .ifindex = ifindex, .loaded = true };
+	return &r->parts[r->n_parts++];
+}
+
+/* rec's part: an entry came or changed there (grew), or went */
+static void part_touch(struct ibh_record *r, const struct ibh_rec *rec, bool grew)
+{
+	ssize_t k = in_part(rec) ? record_part_of(r, rec->ifindex) : -1;
+
+	if (k < 0)
+		return;
+	r->parts[k].touched = true;
+	r->parts[k].grew |= grew;
+}
+
+/* the same link, kind, table and family: what a part's key says of its entries */
+static bool same_key(const struct ibh_rec *a, const struct ibh_rec *b)
+{
+	return a->ifindex == b->ifindex && a->route.table == b->route.table &&
+	       a->route.dst.family == b->route.dst.family && strcmp(a->ifname, b->ifname) == 0;
+}
+
+static int part_key_add(struct ibh_record_part *p, const struct ibh_rec *rec)
+{
+	struct ibh_rec key = { .kind = IBH_REC_ROUTE, .ifindex = rec->ifindex };
+
+	for (size_t i = 0; i < p->n_keys; i++)
+		if (same_key(&p->keys[i], rec))
+			return 0;
+	if (array_grow(&p->keys, &p->cap_keys, p->n_keys, sizeof(*p->keys), 2) < 0)
+		return -ENOMEM;
+	snprintf(key.ifname, sizeof(key.ifname), "%s", rec->ifname);
+	key.route.table = rec->route.table;
+	key.route.dst.family = rec->route.dst.family;
+	p->keys[p->n_keys++] = key;
+	return 0;
 }
 
 static bool index_current(const struct ibh_record *r)
@@ -176,17 +254,30 @@ struct ibh_rec *record_find(const struct ibh_record *r, const struct ibh_rec *re
 	return NULL;
 }
 
-int record_add(struct ibh_record *r, const struct ibh_rec *rec)
+/*
+ * rec into the record; touch: a change to be written (not an entry read).
+ * An entry read that the record holds already (one in two parts, after a
+ * crash) stays as it is
+ */
+static int add_entry(struct ibh_record *r, const struct ibh_rec *rec, bool touch)
 {
 	struct ibh_rec *have = record_find(r, rec);
 	bool indexed = index_current(r);
 
+	if (have && !touch)
+		return 0;
+	if (touch && in_part(rec) && !part_get(r, rec->ifindex))
+		return -ENOMEM;
 	if (have) {
+		part_touch(r, have, false);
 		*have = *rec;
+		part_touch(r, rec, true);
 		return 0;
 	}
 	if (array_grow(&r->recs, &r->cap, r->n, sizeof(*rec), 16) < 0)
 		return -ENOMEM;
+	if (touch)
+		part_touch(r, rec, true);
 	r->recs[r->n++] = *rec;
 	/* the index follows, unless it must grow: then it is made again when asked */
 	if (indexed && r->n <= r->index->cap && 2 * r->n <= r->index->mask + 1) {
@@ -197,6 +288,11 @@ int record_add(struct ibh_record *r, const struct ibh_rec *rec)
 	return 0;
 }
 
+int record_add(struct ibh_record *r, const struct ibh_rec *rec)
+{
+	return add_entry(r, rec, true);
+}
+
 void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
 {
 	struct ibh_rec *have = record_find(r, rec);
@@ -204,6 +300,7 @@ void record_forget(struct ibh_record *r, const struct ibh_rec *rec)
 
 	if (!have)
 		return;
+	part_touch(r, have, false);
 	i = (size_t)(have - r->recs);
 	last = r->n - 1;
 	if (index_current(r)) {
@@ -236,8 +333,10 @@ int record_witness(struct ibh_record *r, const struct ibh_addr_entry *addrs, siz
 	int e = 0;
 
 	r->n_wits = 0;
-	for (size_t i = 0; i <= r->n && e == 0; i++) {
-		int ifindex = i < r->n ? r->recs[i].ifindex : 1;
+	for (size_t i = 0; i <= r->n + r->n_parts && e == 0; i++) {
+		int ifindex = i < r->n		      ? r->recs[i].ifindex
+			      : i < r->n + r->n_parts ? r->parts[i - r->n].ifindex
+						      : 1;
 
 		if (ifindex <= 0 || vouches(links, n_links, ifindex))
 			continue;
@@ -438,28 +537,78 @@ static int open_record(const char *path, FILE **ret, char *why, size_t size)
 	return 0;
 }
 
-int record_load(const char *path, struct ibh_record *ret, char *why, size_t size)
+/* FNV-1a, 64 bits, continued from h: whether a part's text changed */
+static uint64_t text_hash(uint64_t h, const char *s, size_t len)
 {
-	struct ibh_record r = {};
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h;
+}
+
+#define HASH_START 14695981039346656037ull
+/* no text of a part hashes to it but once in 2^64 */
+#define DAMAGED_HASH 1ull
+
+void record_part_path(char *buf, size_t size, const char *path, int ifindex)
+{
+	snprintf(buf, size, "%s.routes-%d", path, ifindex);
+}
+
+/* "part IFINDEX IFNAME TABLE inet|inet6": a part and what one kind of its entries is about */
+static void part_line(char *buf, size_t size, const struct ibh_rec *key)
+{
+	snprintf(buf, size, "part %d %s %u %s", key->ifindex, key->ifname, key->route.table,
+		 key->route.dst.family == AF_INET6 ? "inet6" : "inet");
+}
+
+static int part_line_parse(struct ibh_record *r, const char *line)
+{
+	char ifname[IF_NAMESIZE + 1], family[8];
+	struct ibh_rec key = { .kind = IBH_REC_ROUTE };
+	struct ibh_record_part *p;
+	int end = -1;
+
+	if (sscanf(line, "part %d %16s %" SCNu32 " %7s%n", &key.ifindex, ifname, &key.route.table,
+		   family, &end) != 4 ||
+	    end < 0 || line[end] != '\0' || key.ifindex <= 0 || strlen(ifname) >= IF_NAMESIZE)
+		return -EINVAL;
+	if (strcmp(family, "inet") == 0)
+		key.route.dst.family = AF_INET;
+	else if (strcmp(family, "inet6") == 0)
+		key.route.dst.family = AF_INET6;
+	else
+		return -EINVAL;
+	snprintf(key.ifname, sizeof(key.ifname), "%s", ifname);
+	if (record_part_of(r, key.ifindex) < 0) {
+		p = part_get(r, key.ifindex);
+		if (!p)
+			return -ENOMEM;
+		p->loaded = false;
+	}
+	p = &r->parts[record_part_of(r, key.ifindex)];
+	/* the entries of a part read with the record's file (the old format) speak for themselves */
+	return p->loaded ? 0 : part_key_add(p, &key);
+}
+
+/*
+ * Each line of the file at path to one(), which says whether it is an entry
+ * of the file; *hash: the file's text hashed. A missing file is -ENOENT.
+ */
+static int read_lines(const char *path, char *why, size_t size, uint64_t *hash,
+		      int (*one)(const char *line, void *data), void *data)
+{
 	char *line = NULL;
 	size_t cap = 0, total = 0;
 	unsigned int n = 0;
+	uint64_t h = HASH_START;
 	ssize_t len;
 	FILE *f = NULL;
 	int e;
 
 	e = open_record(path, &f, why, size);
-	if (e == -ENOENT) {
-		*ret = r;
-		return 0;
-	}
 	if (e < 0)
 		return e;
-	r.present = true;
 	while (e == 0 && (len = getline(&line, &cap, f)) > 0) {
-		struct ibh_witness wit;
-		struct ibh_rec rec;
-
 		n++;
 		total += (size_t)len;
 		/* it grew since fstat() */
@@ -468,30 +617,60 @@ int record_load(const char *path, struct ibh_record *ret, char *why, size_t size
 			e = -EINVAL;
 			break;
 		}
+		h = text_hash(h, line, (size_t)len);
 		if (line[len - 1] == '\n')
 			line[--len] = '\0';
 		if (line[0] == '#' || len == 0)
 			continue;
-		/* a NUL byte ends the text rec_parse sees: such a line is no entry either */
-		if (strlen(line) != (size_t)len)
-			e = -EINVAL;
-		else if (strncmp(line, "witness ", 8) == 0)
-			e = witness_parse(line, &wit);
-		else
-			e = rec_parse(line, &rec);
+		/* a NUL byte ends the text a parser sees: such a line is no entry either */
+		e = strlen(line) != (size_t)len ? -EINVAL : one(line, data);
 		if (e == -EINVAL)
 			snprintf(why, size, "has a line that is no record entry (line %u)", n);
-		if (e == 0 && strncmp(line, "witness ", 8) == 0) {
-			e = array_grow(&r.wits, &r.cap_wits, r.n_wits, sizeof(wit), 8);
-			if (e == 0)
-				r.wits[r.n_wits++] = wit;
-		} else if (e == 0)
-			e = record_add(&r, &rec);
 	}
 	if (e == 0 && ferror(f))
 		e = -EIO;
 	free(line);
 	fclose(f);
+	*hash = h;
+	return e;
+}
+
+static int record_line(const char *line, void *data)
+{
+	struct ibh_record *r = data;
+	struct ibh_witness wit;
+	struct ibh_rec rec;
+	int e;
+
+	if (strncmp(line, "witness ", 8) == 0) {
+		e = witness_parse(line, &wit);
+		if (e == 0)
+			e = array_grow(&r->wits, &r->cap_wits, r->n_wits, sizeof(wit), 8);
+		if (e == 0)
+			r->wits[r->n_wits++] = wit;
+		return e;
+	}
+	if (strncmp(line, "part ", 5) == 0)
+		return part_line_parse(r, line);
+	e = rec_parse(line, &rec);
+	if (e < 0)
+		return e;
+	/* the old format: the routes are here, and go to their parts at the next write */
+	r->one_file |= in_part(&rec);
+	return add_entry(r, &rec, in_part(&rec));
+}
+
+int record_load(const char *path, struct ibh_record *ret, char *why, size_t size)
+{
+	struct ibh_record r = { .present = true };
+	uint64_t hash;
+	int e = read_lines(path, why, size, &hash, record_line, &r);
+
+	if (e == -ENOENT) {
+		record_clear(&r);
+		*ret = (struct ibh_record){};
+		return 0;
+	}
 	if (e < 0) {
 		record_clear(&r);
 		return e;
@@ -500,45 +679,257 @@ int record_load(const char *path, struct ibh_record *ret, char *why, size_t size
 	return 0;
 }
 
+struct part_read {
+	struct ibh_record *r;
+	int ifindex;
+};
+
+static int part_entry(const char *line, void *data)
+{
+	struct part_read *p = data;
+	struct ibh_rec rec;
+	int e = rec_parse(line, &rec);
+
+	if (e < 0)
+		return e;
+	if (!in_part(&rec) || rec.ifindex != p->ifindex)
+		return -EINVAL;
+	return add_entry(p->r, &rec, false);
+}
+
+int record_load_part(const char *path, struct ibh_record *r, size_t k, char *why, size_t size)
+{
+	struct part_read read = { .r = r, .ifindex = r->parts[k].ifindex };
+	struct ibh_record_part *part = &r->parts[k];
+	size_t n = r->n;
+	char file[PATH_MAX];
+	uint64_t hash = 0;
+	int e;
+
+	if (part->loaded)
+		return 0;
+	record_part_path(file, sizeof(file), path, part->ifindex);
+	e = read_lines(file, why, size, &hash, part_entry, &read);
+	/* listed but not there: emptied, and a crash came before the list was written */
+	if (e == -ENOENT) {
+		e = 0;
+		hash = 0;
+	}
+	/*
+	 * All or nothing: a damaged part is read as empty, and written again at
+	 * the next change. Its entries read so far were appended (none of them
+	 * replaced one): they go, and the index is made again when next asked
+	 */
+	if (e < 0)
+		r->n = n;
+	/* a file is there, of no text a part has: whatever the part holds next is written */
+	if (e == -EINVAL) {
+		part->touched = true;
+		hash = DAMAGED_HASH;
+	}
+	if (e < 0 && e != -EINVAL)
+		return e;
+	part->loaded = true;
+	part->hash = hash;
+	free(part->keys);
+	part->keys = NULL;
+	part->n_keys = part->cap_keys = 0;
+	return e;
+}
+
+int record_load_all(const char *path, struct ibh_record *ret, char *why, size_t size)
+{
+	int e = record_load(path, ret, why, size);
+
+	for (size_t k = 0; e == 0 && k < ret->n_parts; k++)
+		e = record_load_part(path, ret, k, why, size);
+	if (e < 0)
+		record_clear(ret);
+	return e;
+}
+
+int record_remove(const char *path)
+{
+	struct ibh_record r;
+	char why[128], file[PATH_MAX];
+	int e = record_load(path, &r, why, sizeof(why));
+
+	for (size_t k = 0; e == 0 && k < r.n_parts; k++) {
+		record_part_path(file, sizeof(file), path, r.parts[k].ifindex);
+		(void)unlink(file);
+	}
+	if (e == 0)
+		record_clear(&r);
+	return unlink(path) < 0 ? -errno : 0;
+}
+
 static int cmp_line(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-char *record_text(const struct ibh_record *r)
+/* header and the lines, sorted: one text per set of entries, whatever order they were learnt in */
+static char *join_lines(const char *header, char **lines, size_t n)
 {
-	size_t n = r->n + r->n_wits, len = strlen(HEADER) + 1;
-	char line[1100], **lines = calloc(n ? n : 1, sizeof(*lines)), *text = NULL;
+	size_t len = strlen(header) + 1;
+	char *text, *p;
 
-	if (!lines)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (i < r->n)
-			rec_format(line, sizeof(line), &r->recs[i]);
-		else
-			witness_format(line, sizeof(line), &r->wits[i - r->n]);
-		lines[i] = strdup(line);
-		if (!lines[i])
-			goto out;
-		len += strlen(line) + 1;
-	}
-	/* one text per set of entries, whatever order they were learnt in */
+	for (size_t i = 0; i < n; i++)
+		len += strlen(lines[i]) + 1;
 	qsort(lines, n, sizeof(*lines), cmp_line);
 	text = malloc(len);
-	if (text) {
-		char *p = stpcpy(text, HEADER);
-
-		for (size_t i = 0; i < n; i++) {
-			p = stpcpy(p, lines[i]);
-			*p++ = '\n';
-		}
-		*p = '\0';
+	if (!text)
+		return NULL;
+	p = stpcpy(text, header);
+	for (size_t i = 0; i < n; i++) {
+		p = stpcpy(p, lines[i]);
+		*p++ = '\n';
 	}
-out:
+	*p = '\0';
+	return text;
+}
+
+static void free_lines(char **lines, size_t n)
+{
 	for (size_t i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+}
+
+/* lines[*n] = a copy of line */
+static int push_line(char ***lines, size_t *n, size_t *cap, const char *line)
+{
+	char *copy = strdup(line);
+
+	if (!copy || array_grow(lines, cap, *n, sizeof(**lines), 64) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	(*lines)[(*n)++] = copy;
+	return 0;
+}
+
+/* what the parts' entries are about: from the entries of a part read, else as the file listed */
+static int part_lines(const struct ibh_record *r, char ***lines, size_t *n, size_t *cap)
+{
+	struct ibh_record_part *keys = calloc(r->n_parts ? r->n_parts : 1, sizeof(*keys));
+	char line[128];
+	int e = keys ? 0 : -ENOMEM;
+
+	for (size_t i = 0; e == 0 && i < r->n; i++) {
+		ssize_t k = in_part(&r->recs[i]) ? record_part_of(r, r->recs[i].ifindex) : -1;
+
+		if (k >= 0 && r->parts[k].loaded)
+			e = part_key_add(&keys[k], &r->recs[i]);
+	}
+	for (size_t k = 0; e == 0 && k < r->n_parts; k++) {
+		const struct ibh_record_part *p = r->parts[k].loaded ? &keys[k] : &r->parts[k];
+
+		for (size_t j = 0; e == 0 && j < p->n_keys; j++) {
+			part_line(line, sizeof(line), &p->keys[j]);
+			e = push_line(lines, n, cap, line);
+		}
+	}
+	for (size_t k = 0; keys && k < r->n_parts; k++)
+		free(keys[k].keys);
+	free(keys);
+	return e;
+}
+
+char *record_text(const struct ibh_record *r)
+{
+	char line[1100], **lines = NULL, *text = NULL;
+	size_t n = 0, cap = 0;
+	int e = 0;
+
+	for (size_t i = 0; e == 0 && i < r->n; i++) {
+		if (in_part(&r->recs[i]))
+			continue;
+		rec_format(line, sizeof(line), &r->recs[i]);
+		e = push_line(&lines, &n, &cap, line);
+	}
+	for (size_t i = 0; e == 0 && i < r->n_wits; i++) {
+		witness_format(line, sizeof(line), &r->wits[i]);
+		e = push_line(&lines, &n, &cap, line);
+	}
+	if (e == 0)
+		e = part_lines(r, &lines, &n, &cap);
+	if (e == 0)
+		text = join_lines(HEADER, lines, n);
+	free_lines(lines, n);
 	return text;
+}
+
+char *record_part_text(const struct ibh_record *r, size_t k, size_t *n_entries)
+{
+	char line[1100], **lines = NULL, *text = NULL;
+	size_t n = 0, cap = 0;
+	int e = 0;
+
+	for (size_t i = 0; e == 0 && i < r->n; i++) {
+		if (!in_part(&r->recs[i]) || r->recs[i].ifindex != r->parts[k].ifindex)
+			continue;
+		rec_format(line, sizeof(line), &r->recs[i]);
+		e = push_line(&lines, &n, &cap, line);
+	}
+	if (e == 0)
+		text = join_lines(PART_HEADER, lines, n);
+	free_lines(lines, n);
+	*n_entries = n;
+	return text;
+}
+
+/* one part's file as its entries are: written, or deleted when it has none */
+static int write_part(const char *path, struct ibh_record *r, size_t k)
+{
+	char file[PATH_MAX], why[128];
+	size_t n;
+	char *text;
+	uint64_t hash;
+	int e = 0;
+
+	/* never a part written with only the entries of it that were read: all of them first */
+	if (!r->parts[k].loaded && (e = record_load_part(path, r, k, why, sizeof(why))) < 0 &&
+	    e != -EINVAL)
+		return e;
+	text = record_part_text(r, k, &n);
+	if (!text)
+		return -ENOMEM;
+	hash = n ? text_hash(HASH_START, text, strlen(text)) : 0;
+	record_part_path(file, sizeof(file), path, r->parts[k].ifindex);
+	if (hash != r->parts[k].hash)
+		e = n ? record_write(file, text) : unlink(file) < 0 && errno != ENOENT ? -errno : 0;
+	free(text);
+	if (e < 0)
+		return e;
+	r->parts[k].hash = hash;
+	r->parts[k].touched = r->parts[k].grew = false;
+	return 0;
+}
+
+int record_write_parts(const char *path, struct ibh_record *r)
+{
+	size_t kept = 0;
+	int e = 0;
+
+	/* a part that gained an entry first: an entry moving between parts is never in none */
+	for (int grew = 1; grew >= 0; grew--)
+		for (size_t k = 0; e == 0 && k < r->n_parts; k++)
+			if (r->parts[k].touched && r->parts[k].grew == grew)
+				e = write_part(path, r, k);
+	if (e < 0)
+		return e;
+	/* a part without a file is no part: the record's file does not list it */
+	for (size_t k = 0; k < r->n_parts; k++) {
+		if (r->parts[k].loaded && !r->parts[k].hash) {
+			free(r->parts[k].keys);
+			continue;
+		}
+		r->parts[kept++] = r->parts[k];
+	}
+	r->n_parts = kept;
+	r->one_file = false;
+	return 0;
 }
 
 int record_write(const char *path, const char *text)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "model.h"
 
@@ -22,13 +23,37 @@
 #define RECORD_MAX_BYTES (16 * 1024 * 1024)
 
 /*
- * A missing file is an empty record with present = false. A damaged one (not
- * a regular file, larger than RECORD_MAX_BYTES, a line that is no entry) is
- * -EINVAL, and why says what it is ("is a FIFO"); nothing here blocks.
+ * The record's file at path, its parts listed but not read. A missing file
+ * is an empty record with present = false. A damaged one (not a regular
+ * file, larger than RECORD_MAX_BYTES, a line that is no entry) is -EINVAL,
+ * and why says what it is ("is a FIFO"); nothing here blocks.
  */
 int record_load(const char *path, struct ibh_record *ret, char *why, size_t size);
-/* the file's text: the header, then one line per entry and witness, sorted (malloc'ed) */
+/*
+ * The entries of part k (of the record at path) among r's. A damaged part
+ * is -EINVAL (why says what it is) and read as empty: its file is written
+ * again at the next write
+ */
+int record_load_part(const char *path, struct ibh_record *r, size_t k, char *why, size_t size);
+/* the record and every part */
+int record_load_all(const char *path, struct ibh_record *ret, char *why, size_t size);
+/* the index in r->parts of the part of link ifindex, or -1 */
+ssize_t record_part_of(const struct ibh_record *r, int ifindex);
+void record_part_path(char *buf, size_t size, const char *path, int ifindex);
+/*
+ * The record's file's text: the header, then one line per entry but routes,
+ * per witness and per part and what its entries are about, sorted (malloc'ed)
+ */
 char *record_text(const struct ibh_record *r);
+/* part k's text, sorted as record_text(); n_entries: how many it holds */
+char *record_part_text(const struct ibh_record *r, size_t k, size_t *n_entries);
+/*
+ * The parts that changed, each written atomically or deleted when it has no
+ * entry left: before the record's file (record_text) is written
+ */
+int record_write_parts(const char *path, struct ibh_record *r);
+/* the record's file and its parts */
+int record_remove(const char *path);
 /*
  * Atomically (rename): the file is either the old text or the new one,
  * whatever was planted there; -EFBIG for a text larger than RECORD_MAX_BYTES

@@ -288,6 +288,20 @@ static int pass(struct watch *w)
 		if (w->links[i].ifindex && w->links[i].hold_until > now)
 			held[req.n_held++] = w->links[i].ifindex;
 	req.held = held;
+	/*
+	 * A route in a managed link's table is that link's to look at: with
+	 * 200 000 copies in T(ib0), a repair of T(ib1) must not re-plan ib0.
+	 * A table that is no one link's (a rule may send lookups there) is
+	 * every link's.
+	 */
+	for (size_t i = 0; i < w->ev.n_tables && !w->ev.all && !w->ev.tables_changed; i++) {
+		int ifindex = engine_link_of_table(w->engine, w->ev.tables[i]);
+
+		if (ifindex <= 0 ||
+		    !index_array_add(w->ev.ifindex, &w->ev.n,
+				     sizeof(w->ev.ifindex) / sizeof(w->ev.ifindex[0]), ifindex))
+			w->ev.tables_changed = true;
+	}
 	if (w->ev.all || w->ev.tables_changed) {
 		if (w->ev.overrun)
 			log_notice("notifications were lost (receive buffer full): reading "
@@ -325,12 +339,18 @@ static int pass(struct watch *w)
 	return 0;
 }
 
+/* a notification asks for a pass */
+static bool events_pending(const struct ibh_events *ev)
+{
+	return ev->all || ev->tables_changed || ev->n || ev->n_tables;
+}
+
 static int next_timeout(struct watch *w)
 {
 	int64_t now = now_ms(), until = w->deadline;
 
 	/* only held or failed links are due: sleep until the first is */
-	if (!w->ev.all && !w->ev.tables_changed && w->ev.n == 0) {
+	if (!events_pending(&w->ev)) {
 		int64_t first = INT64_MAX;
 
 		for (size_t i = 0; i < w->n_links; i++) {
@@ -558,14 +578,14 @@ int watch_run(const struct ibh_config *config, const struct ibh_watch_options *o
 			goto cleanup;
 		}
 		if (fds[0].revents) {
-			bool idle = !w.ev.all && !w.ev.tables_changed && w.ev.n == 0;
+			bool idle = !events_pending(&w.ev);
 
 			r = kernel->monitor_read(w.mon, engine_port(w.engine), &w.ev);
 			if (r < 0) {
 				log_error_errno(r, "reading notifications: %m");
 				goto cleanup;
 			}
-			if (idle && (w.ev.all || w.ev.tables_changed || w.ev.n)) {
+			if (idle && events_pending(&w.ev)) {
 				int64_t now = now_ms();
 
 				w.deadline =

@@ -28,6 +28,12 @@ struct ibh_events {
 	bool overrun; /* ... because the receive buffer overflowed (ENOBUFS) */
 	/* look at every managed link: a rule, a route without a device, a link changed, an address went */
 	bool tables_changed;
+	/*
+	 * routes came or went in these tables (not main, not local): the
+	 * managed link whose table one is, or every one (watch.c)
+	 */
+	uint32_t tables[8];
+	size_t n_tables;
 	int ifindex[64];
 	size_t n;
 	unsigned long events, own; /* counted: others', and the echo of ib-hook's own */

@@ -1119,11 +1119,16 @@ static int on_event(struct nl_msg *msg, void *arg)
 			if (rt.table == RT_TABLE_MAIN && ev->main)
 				mark_left(ev, &left);
 			/*
-			 * main's was marked above; a route in another table names its
-			 * device, not the link whose table it is: one through another
-			 * device in T(X) comes and goes without an event of X's
+			 * main's was marked above (without an index of main, every
+			 * link looks); a route in another table names its device,
+			 * not the link whose table it is: one through another device
+			 * in T(X) comes and goes without an event of X's. The table
+			 * names the link (watch.c); too many tables, every link
 			 */
-			if (rt.table != RT_TABLE_MAIN || !ev->main)
+			if (rt.table == RT_TABLE_MAIN ? !ev->main
+						      : !index_array_add((int *)ev->tables, &ev->n_tables,
+									 sizeof(ev->tables) / sizeof(ev->tables[0]),
+									 (int)rt.table))
 				ev->tables_changed = true;
 		}
 		break;

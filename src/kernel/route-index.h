@@ -3,8 +3,10 @@
  * Routes found by their destination: a table, its copies or main's routes
  * through a port may hold tens of thousands (routing on the host), and every
  * question the engine asks of them (is this route there, what comes before
- * it with the same prefix) is about one prefix. Sorted once, O(n log n);
- * each question then costs a binary search and the few routes of its prefix.
+ * it with the same prefix) is about one prefix. Sorted once, O(n log n), or
+ * only checked, O(n), when they come in order (a dump, the copies of one),
+ * and each destination hashed: a question then costs a look into the hash
+ * and the few routes of its prefix.
  */
 #pragma once
 
@@ -20,6 +22,8 @@ struct route_index {
 	/* the routes by destination, and in their array's order within one */
 	const struct ibh_route **by_dst;
 	size_t n;
+	/* where each destination starts in by_dst, by a hash of it (open addressing) */
+	size_t *starts, mask;
 };
 
 /* an index of routes[0..n), which must not move or change while it is used */

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,6 +261,40 @@ void route_to_record(char *buf, size_t size, const struct ibh_route *r, bool mai
 		append(buf, size, " cc %s", r->cc_algo);
 }
 
+/*
+ * The next word of *s (shorter than size), *s then past it and the space
+ * after it: a record's words, one space apart, read without sscanf (a part
+ * of the record may hold hundreds of thousands of routes)
+ */
+static bool take_word(const char **s, char *buf, size_t size)
+{
+	size_t n = strcspn(*s, " ");
+
+	if (n == 0 || n >= size)
+		return false;
+	memcpy(buf, *s, n);
+	buf[n] = '\0';
+	*s += n + ((*s)[n] == ' ');
+	return true;
+}
+
+/* the next word of *s, a decimal number in [min, max] */
+static bool take_number(const char **s, long long min, long long max, long long *ret)
+{
+	char word[24], *end;
+	long long v;
+
+	if (!take_word(s, word, sizeof(word)) ||
+	    !(isdigit((unsigned char)word[0]) || word[0] == '-'))
+		return false;
+	errno = 0;
+	v = strtoll(word, &end, 10);
+	if (*end || errno || v < min || v > max)
+		return false;
+	*ret = v;
+	return true;
+}
+
 /* the words after the fields every route has; -EINVAL for anything else */
 static int route_words_from_record(const char *s, struct ibh_route *rt)
 {
@@ -265,15 +303,14 @@ static int route_words_from_record(const char *s, struct ibh_route *rt)
 	int oif, n;
 
 	while (*s) {
-		n = -1;
-		if (sscanf(s, "%7s %n", word, &n) != 1 || n < 0)
+		if (!take_word(&s, word, sizeof(word)))
 			return -EINVAL;
-		s += n;
 		n = -1;
 		if (strcmp(word, "via") == 0) {
-			if (sscanf(s, "%63s %n", a, &n) != 1 || n < 0 ||
-			    ip_from_record(a, &rt->gw, false) < 0 || !rt->gw.family)
+			if (!take_word(&s, a, sizeof(a)) || ip_from_record(a, &rt->gw, false) < 0 ||
+			    !rt->gw.family)
 				return -EINVAL;
+			n = 0;
 		} else if (strcmp(word, "hop") == 0) {
 			struct ibh_nexthop *h = &rt->hops[rt->n_hops];
 
@@ -316,22 +353,30 @@ static int route_words_from_record(const char *s, struct ibh_route *rt)
 
 int route_from_record(const char *s, struct ibh_route *ret, bool main)
 {
-	unsigned int table = RT_TABLE_MAIN, metric, scope, proto, type;
+	unsigned int table = RT_TABLE_MAIN, metric;
 	struct ibh_route rt = {};
 	char a[64], b[64];
-	int oif, end = -1;
+	long long v[6];
+	int oif = 0, end = -1;
 
 	if (main) {
 		if (sscanf(s, "%63s %d %63s %u %n", a, &oif, b, &metric, &end) != 4)
 			return -EINVAL;
 	} else {
-		if (sscanf(s, "%63s %d %u %63s %u %u %u %u %n", a, &oif, &table, b, &metric, &scope,
-			   &proto, &type, &end) != 8 ||
-		    scope > 255 || proto > 255 || type > 255)
+		const char *p = s;
+
+		if (!take_word(&p, a, sizeof(a)) || !take_number(&p, INT_MIN, INT_MAX, &v[0]) ||
+		    !take_number(&p, 0, UINT32_MAX, &v[1]) || !take_word(&p, b, sizeof(b)) ||
+		    !take_number(&p, 0, UINT32_MAX, &v[2]) || !take_number(&p, 0, 255, &v[3]) ||
+		    !take_number(&p, 0, 255, &v[4]) || !take_number(&p, 0, 255, &v[5]))
 			return -EINVAL;
-		rt.scope = (uint8_t)scope;
-		rt.protocol = (uint8_t)proto;
-		rt.type = (uint8_t)type;
+		oif = (int)v[0];
+		table = (unsigned int)v[1];
+		metric = (unsigned int)v[2];
+		rt.scope = (uint8_t)v[3];
+		rt.protocol = (uint8_t)v[4];
+		rt.type = (uint8_t)v[5];
+		end = (int)(p - s);
 	}
 	if (ip_from_record(a, &rt.dst, true) < 0 || !rt.dst.family ||
 	    ip_from_record(b, &rt.src, false) < 0)

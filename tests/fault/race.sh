@@ -94,7 +94,7 @@ route ib1 172.16.0.0/16 $t1 172.16.34.2
 rule ib0 172.16.34.1/32 $t0
 rule ib1 172.16.34.2/32 $t1" \
 	"$(awk '$1 == "rule" { print $1, $2, $4, $5 } $1 == "route" { print $1, $2, $4, $6, $7 }
-		$1 == "link" { print $1, $2 }' "$rec" | sort)"
+		$1 == "link" { print $1, $2 }' "$rec" "$rec".routes-* | sort)"
 expect_rc "--dry-run: nothing to do" 0 ibh h --config "$T_DIR/h.conf" --dry-run --all
 expect_eq "  prints nothing" "" "$(cat "$T_DIR/out")"
 done_testing

@@ -19,8 +19,8 @@ v6host() { # v6host NS: memserver34 with an IPv6 address on each port
 }
 
 # no_record_line NS CONF PATTERN: --status names the record, and either says
-# it is absent and no such file exists, or the file exists without a line
-# matching PATTERN
+# it is absent and no such file exists, or the file exists and neither it nor
+# a file of a link's routes beside it has a line matching PATTERN
 no_record_line() {
 	local line rec
 	line=$(ibh "$1" --config "$2" --status 2>/dev/null | grep -o '; record: [^ ;]*\( (absent)\)\?')
@@ -29,7 +29,7 @@ no_record_line() {
 	[ -n "$rec" ] || { echo "# --status names no record"; return 1; }
 	case $line in
 	*' (absent)') [ ! -e "$rec" ] ;;
-	*) [ -f "$rec" ] && ! grep -q "$3" "$rec" ;;
+	*) [ -f "$rec" ] && ! cat "$rec" "$rec".routes-* 2>/dev/null | grep -q "$3" ;;
 	esac
 }
 

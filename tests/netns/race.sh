@@ -69,7 +69,7 @@ record_misses() {
 	for t in "$t0" "$t1"; do
 		ip -n "$hn" route show table "$t" | sed -n 's/^\([^ ]*\) dev \([^ ]*\) .* src \([^ ]*\).*/\1 \2 \3/p' |
 			while read -r dst dev psrc; do
-				grep -q "^route $dev [0-9]* $dst [0-9]* $t $psrc " "$rec" ||
+				cat "$rec".routes-* 2>/dev/null | grep -q "^route $dev [0-9]* $dst [0-9]* $t $psrc " ||
 					echo "route $dst dev $dev table $t src $psrc"
 			done
 	done
@@ -95,7 +95,7 @@ record_lies() {
 				echo "route $ifname $what table $f6 src $f7"
 			;;
 		esac
-	done <"$rec"
+	done < <(cat "$rec" "$rec".routes-* 2>/dev/null)
 }
 
 # ib0 applied, ib1 up with its address and nothing installed for it

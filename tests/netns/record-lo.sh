@@ -21,12 +21,13 @@ nocookie() {
 record() {
 	nocookie --status --json 2>/dev/null | sed -n 's|.*"record":"\([^"]*\)".*|\1|p'
 }
-# records: this namespace's records (any name its inode starts) in the run directory
+# records: this namespace's records (any name its inode starts, but the files of
+# its links' routes beside it) in the run directory
 records() {
 	local ino dev
 	ino=$(nsx a stat -L -c %i /proc/self/ns/net)
 	dev=$(nsx a stat -L -c %d /proc/self/ns/net)
-	find "$(dirname "$(record)")" -maxdepth 1 -name "netns-i$dev-$ino*" ! -name '*.watch' |
+	find "$(dirname "$(record)")" -maxdepth 1 -name "netns-i$dev-$ino*" ! -name '*.watch' ! -name '*.routes-*' |
 		sort | tr '\n' ' ' | sed 's/ $//'
 }
 rules_of() { # rules_of ADDR: the rules from ADDR, without priorities

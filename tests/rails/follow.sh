@@ -58,7 +58,7 @@ expect_eq "main holds what the test made, nothing of ib-hook's" \
 	"$(ip -n "$a" route show table main | sort)"
 check "the record holds the copies (ib-hook's own)" \
 	grep -q "^route ib2 [0-9]* 0.0.0.0/0 [0-9]* $t2 - 102 0 2 1 via 10.2.0.7 flags 4 metric 2 1400\$" \
-	<(cat "$(record_path a)")
+	<(cat "$(record_path a)" "$(record_path a)".routes-*)
 check "ib2's traffic to another rail follows the new gateway" \
 	sh -c "ip -n '$a' route get 10.1.1.1 from $(addr4 a 2) | grep -q 'via 10.2.0.7 dev ib2'"
 kill -TERM "$W_PID"

@@ -1603,7 +1603,8 @@ def main():
             subprocess.run(["ip", "netns", "del", n], capture_output=True)
         # the records of the test's namespaces, gone with them (a later namespace must not find them)
         for r in records:
-            for f in [r, f"{r}.watch"] + [x for x in os.listdir("/run/ib-hook") if x.startswith(f"{r}.") and x.endswith(".tmp")] \
+            for f in [r, f"{r}.watch"] + [x for x in os.listdir("/run/ib-hook") if x.startswith(f"{r}.") and
+                                          (x.endswith(".tmp") or x.startswith(f"{r}.routes-"))] \
                     if os.path.isdir("/run/ib-hook") else []:
                 try:
                     os.unlink(f"/run/ib-hook/{f}")

@@ -47,10 +47,12 @@ stop_watcher
 port_host f ib0 172.16.34.1/16 ib1 -
 no_ipv6 f
 t1=$(table_of f ib1)
-# the watcher's own mount namespace, with a tmpfs of four pages on the record's directory
+# the watcher's own mount namespace, with a tmpfs of eight pages on the record's
+# directory (the record, ib0's routes beside it and the .watch file take three;
+# a write needs a page for the new file before rename(2) frees the old one)
 ip netns exec "$(ns f)" unshare -m sh -c '
 	mount --make-rprivate / && mkdir -p /run/ib-hook &&
-	mount -t tmpfs -o size=16k,mode=0755 tmpfs /run/ib-hook || exit 90
+	mount -t tmpfs -o size=32k,mode=0755 tmpfs /run/ib-hook || exit 90
 	exec "$@"' sh "$IB_HOOK" --config "$T_DIR/f.conf" --watch >"$T_DIR/f.log" 2>&1 &
 W_PID=$!
 eventually "ENOSPC: the watcher applied ib0" 3 has_rule f 172.16.34.1 "$(table_of f ib0)"
@@ -59,7 +61,7 @@ eventually "ENOSPC: the watcher applied ib0" 3 has_rule f 172.16.34.1 "$(table_o
 inw() { nsenter -t "$W_PID" -m -r "$@"; }
 rec=$(inw sh -c 'ls /run/ib-hook/netns-*')
 check "  its record is in the tmpfs" test -n "$rec"
-# fill the page that the record does not use: the next write finds no space
+# fill the pages that the record does not use: the next write finds no space
 inw sh -c 'cat /dev/zero >/run/ib-hook/filler' 2>/dev/null
 settle f
 ip -n "$(ns f)" addr add 172.16.34.2/16 dev ib1

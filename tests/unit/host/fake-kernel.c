@@ -505,30 +505,55 @@ size_t fake_routes_to(unsigned int table, const char *dst)
 	return n;
 }
 
+/* path's text after the len bytes of text (of size) */
+static size_t append_file(char *text, size_t len, size_t size, const char *path)
+{
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return len;
+	len += fread(text + len, 1, size - 1 - len, f);
+	text[len] = '\0';
+	fclose(f);
+	return len;
+}
+
 const char *fake_record(void)
 {
-	static char text[8192];
-	char path[128];
-	FILE *f;
-	size_t n;
+	static char text[16384];
+	struct dirent **parts;
+	char path[384];
+	size_t len;
+	int n;
 
 	snprintf(path, sizeof(path), "%s/netns-c%d", fake.state_dir, FAKE_COOKIE);
 	text[0] = '\0';
-	f = fopen(path, "r");
-	if (!f)
-		return text;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	text[n] = '\0';
-	fclose(f);
+	len = append_file(text, 0, sizeof(text), path);
+	n = scandir(fake.state_dir, &parts, NULL, alphasort);
+	for (int i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "netns-c%d.routes-", FAKE_COOKIE);
+		if (strncmp(parts[i]->d_name, path, strlen(path)) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", fake.state_dir, parts[i]->d_name);
+			len = append_file(text, len, sizeof(text), path);
+		}
+		free(parts[i]);
+	}
+	if (n >= 0)
+		free(parts);
 	return text;
 }
 
 void fake_write_record(const char *text)
 {
-	char path[128];
+	fake_write_record_file("", text);
+}
+
+void fake_write_record_file(const char *suffix, const char *text)
+{
+	char path[256];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/netns-c%d", fake.state_dir, FAKE_COOKIE);
+	snprintf(path, sizeof(path), "%s/netns-c%d%s", fake.state_dir, FAKE_COOKIE, suffix);
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);

@@ -68,6 +68,8 @@ void fake_route(unsigned int table, const char *dst, int ifindex, unsigned int m
 /* how many rules (routes in table) the kernel holds from src (to dst) */
 size_t fake_rules_from(const char *src, unsigned int table, unsigned int priority);
 size_t fake_routes_to(unsigned int table, const char *dst);
-/* the record file's text, or "" when there is none (static buffer) */
+/* the record file's text, then its parts', or "" when there is none (static buffer) */
 const char *fake_record(void);
+/* the record file's text (PATH.routes-IFINDEX, by suffix, a part's) */
 void fake_write_record(const char *text);
+void fake_write_record_file(const char *suffix, const char *text);

@@ -71,6 +71,19 @@ static enum ibh_result apply(void)
 	return run_all(IBH_ACTION_APPLY, IBH_MODE_CHANGE, NULL);
 }
 
+/* one `ib-hook --iface ifname` (a person's: a link not found is a usage error) */
+static enum ibh_result apply_one(const char *ifname)
+{
+	struct ibh_request req = { .action = IBH_ACTION_APPLY, .out = stdout };
+	struct ibh_engine *e;
+	enum ibh_result res;
+
+	assert_int_equal(engine_new(&config, &e), 0);
+	res = engine_run(e, ifname, &req);
+	engine_free(e);
+	return res;
+}
+
 static void test_apply_and_again(void **state)
 {
 	(void)state;
@@ -232,6 +245,111 @@ static void test_race_retry(void **state)
 	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 0);
 	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
 	assert_null(strstr(fake_record(), "172.16.34.1"));
+}
+
+/* the text of the record's file (suffix "") or of one of its parts */
+static void read_record_file(const char *suffix, char *buf, size_t size)
+{
+	char path[256];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/netns-c%d%s", fake.state_dir, FAKE_COOKIE, suffix);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
+/* the record's file (suffix "") or one of its parts holds text, or (want false) not */
+static void assert_file_has(const char *suffix, const char *text, bool want)
+{
+	char buf[4096];
+
+	read_record_file(suffix, buf, sizeof(buf));
+	if (want)
+		assert_non_null(strstr(buf, text));
+	else
+		assert_null(strstr(buf, text));
+}
+
+/*
+ * The routes installed for a link are a part of their own: a run for ib1
+ * neither reads nor writes ib0's. A damaged part of ib0 (read as empty, and
+ * so written again, when read) stays as it is across a repair of ib1.
+ */
+static void test_parts_per_link(void **state)
+{
+	static const char damaged[] = "# ib-hook record 2\nroute ib0 3 no route\n";
+	char text[4096];
+
+	(void)state;
+	configure(MEMSERVER);
+	assert_int_equal(apply(), IBH_OK);
+	assert_file_has("", "\nroute ", false);
+	assert_file_has("", "\npart 3 ib0 1003 inet\npart 4 ib1 1004 inet\n", true);
+	assert_file_has(".routes-3", "\nroute ib0 3 172.16.0.0/16 3 1003 172.16.34.1 0 253 2 1\n",
+			true);
+
+	fake_write_record_file(".routes-3", damaged);
+	fake.n_rules = 0; /* ib1's rule is repaired, and the record written */
+	assert_int_equal(apply_one("ib1"), IBH_OK);
+	assert_int_equal(fake_rules_from("172.16.34.2", 1004, 1000), 1);
+	read_record_file(".routes-3", text, sizeof(text));
+	assert_string_equal(text, damaged);
+
+	/*
+	 * --all reads it, as empty: ib0's route in T is then the user's, and
+	 * stays; the repair of the rules writes the part again, without entries
+	 */
+	fake.n_rules = 0;
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 1);
+	assert_int_equal(fake.calls[FAKE_ROUTE_DEL], 0);
+	snprintf(text, sizeof(text), "%s/netns-c%d.routes-3", fake.state_dir, FAKE_COOKIE);
+	assert_int_equal(access(text, F_OK), -1);
+	assert_file_has("", "part 3 ", false);
+}
+
+/*
+ * An upgrade: the record of 0.2.0, every entry in one file, is read as it
+ * is (nothing is added or deleted), written in parts at the first run, and
+ * what it names stays ib-hook's: remove takes it back
+ */
+static void test_upgrade_one_file(void **state)
+{
+	char text[4096];
+
+	(void)state;
+	configure(MEMSERVER);
+	assert_int_equal(apply(), IBH_OK);
+	fake_write_record(HEADER "link ib0 3\nlink ib1 4\n"
+				 "route ib0 3 172.16.0.0/16 3 1003 172.16.34.1 0 253 2 1\n"
+				 "route ib1 4 172.16.0.0/16 4 1004 172.16.34.2 0 253 2 1\n"
+				 "rule ib0 3 172.16.34.1/32 1003 1000\n"
+				 "rule ib1 4 172.16.34.2/32 1004 1000\n");
+	for (int i = 3; i <= 4; i++) {
+		snprintf(text, sizeof(text), "%s/netns-c%d.routes-%d", fake.state_dir, FAKE_COOKIE,
+			 i);
+		assert_int_equal(unlink(text), 0);
+	}
+	memset(fake.calls, 0, sizeof(fake.calls));
+	assert_int_equal(apply(), IBH_OK);
+	assert_int_equal(fake.calls[FAKE_ROUTE_ADD] + fake.calls[FAKE_RULE_ADD] +
+				 fake.calls[FAKE_ROUTE_DEL] + fake.calls[FAKE_RULE_DEL],
+			 0);
+	assert_file_has("", "# ib-hook record 2", true);
+	assert_file_has("", "\nroute ", false);
+	assert_file_has("", "\npart 3 ib0 1003 inet\n", true);
+	assert_file_has(".routes-4", "\nroute ib1 4 172.16.0.0/16 4 1004 172.16.34.2 0 253 2 1\n",
+			true);
+
+	assert_int_equal(run_all(IBH_ACTION_REMOVE, IBH_MODE_CHANGE, NULL), IBH_OK);
+	assert_int_equal(fake_routes_to(1003, "172.16.0.0/16"), 0);
+	assert_int_equal(fake_routes_to(1004, "172.16.0.0/16"), 0);
+	assert_int_equal(fake_rules_from("172.16.34.1", 1003, 1000), 0);
+	assert_null(strstr(fake_record(), "route "));
 }
 
 /* --status names the RDMA port observe found; report.c only prints it */
@@ -403,6 +521,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_netns_without_cookie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lo_reborn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lo_legacy_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parts_per_link, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_upgrade_one_file, setup, teardown),
 	};
 
 	log_setup(IBH_LOG_STDERR, LOG_INFO);

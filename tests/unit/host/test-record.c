@@ -118,7 +118,7 @@ static void test_witnesses(void **state)
 		{ .ifindex = 4, .addr = { .ip = { AF_INET, 16, { 172, 16, 34, 3 } } } },
 	};
 	const char *text =
-		"# ib-hook record 1: what ib-hook installed in this network namespace\n" LINE
+		"# ib-hook record 2: what ib-hook installed in this network namespace\n" LINE
 		"witness 1 127.0.0.1/8 300\nwitness 4 172.16.34.2/16 1600\n";
 	struct ibh_record r = {};
 	char why[128], *back;
@@ -323,6 +323,82 @@ static void test_index(void **state)
 	record_clear(&r);
 }
 
+#define ROUTE0 "route ib0 3 10.9.0.0/24 3 1003 - 0 0 2 1 via 172.16.0.1\n"
+#define ROUTE1 "route ib1 4 172.16.0.0/16 4 1004 172.16.34.2 0 253 2 1\n"
+
+/*
+ * The routes of a link are a part of their own: the record's file lists the
+ * parts (what their entries are about) and holds the rest; a part is read
+ * when asked for, a damaged one as empty. The record of 0.2.0, all in one
+ * file, is read whole, its routes to be written in parts.
+ */
+static void test_parts(void **state)
+{
+	struct fixture *f = *state;
+	struct ibh_record r = {};
+	char why[128], part[160], *text, *back;
+	size_t n;
+
+	(void)state;
+	write_text(f->path, "# ib-hook record 1\n" LINE ROUTE0 ROUTE1);
+	assert_int_equal(record_load(f->path, &r, why, sizeof(why)), 0);
+	assert_true(r.one_file);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.n_parts, 2);
+	assert_true(r.parts[0].loaded && r.parts[0].touched && r.parts[0].grew);
+	assert_int_equal(record_write_parts(f->path, &r), 0);
+	text = record_text(&r);
+	assert_string_equal(text,
+			    "# ib-hook record 2: what ib-hook installed in this network namespace\n"
+			    "part 3 ib0 1003 inet\npart 4 ib1 1004 inet\n" LINE);
+	assert_int_equal(record_write(f->path, text), 0);
+	record_clear(&r);
+
+	/* the parts listed, their entries not read */
+	assert_int_equal(record_load(f->path, &r, why, sizeof(why)), 0);
+	assert_false(r.one_file);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.n_parts, 2);
+	assert_false(r.parts[1].loaded);
+	assert_int_equal(r.parts[1].n_keys, 1);
+	assert_int_equal(r.parts[1].keys[0].route.table, 1004);
+	back = record_text(&r);
+	assert_string_equal(back, text);
+	free(back);
+	assert_int_equal(record_load_part(f->path, &r, 1, why, sizeof(why)), 0);
+	assert_int_equal(r.n, 2);
+	back = record_part_text(&r, 1, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(back,
+			    "# ib-hook record 2: routes ib-hook installed for one link\n" ROUTE1);
+	free(back);
+	back = record_text(&r);
+	assert_string_equal(back, text);
+	free(back);
+
+	/* damaged (a route of another link): read as empty, and written again */
+	record_part_path(part, sizeof(part), f->path, 3);
+	write_text(part, ROUTE1);
+	assert_int_equal(record_load_part(f->path, &r, 0, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "has a line that is no record entry (line 1)");
+	assert_int_equal(r.n, 2);
+	assert_true(r.parts[0].loaded && r.parts[0].touched);
+	assert_int_equal(record_write_parts(f->path, &r), 0);
+	assert_int_equal(access(part, F_OK), -1);
+	assert_int_equal(r.n_parts, 1);
+	record_clear(&r);
+	free(text);
+
+	/* every part, for the CNI plugin; then the file and its parts go */
+	assert_int_equal(record_load_all(f->path, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.n, 2);
+	record_clear(&r);
+	assert_int_equal(record_remove(f->path), 0);
+	record_part_path(part, sizeof(part), f->path, 4);
+	assert_int_equal(access(part, F_OK), -1);
+	assert_int_equal(access(f->path, F_OK), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +408,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_too_large, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_planted, setup, teardown),
 		cmocka_unit_test(test_index),
+		cmocka_unit_test_setup_teardown(test_parts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
