@@ -68,12 +68,13 @@ cleanup() {
 	rc=$?
 	trap '' INT TERM
 	for n in $made; do
-		# the record ib-hook keeps for the namespace in /run/ib-hook outlives it
+		# the record ib-hook keeps for the namespace in /run/ib-hook (and the
+		# files of its links' routes beside it) outlives it
 		rec=$(ip netns exec "$n" "$IB_HOOK" --config /dev/null --status --json 2>/dev/null |
 			sed -n 's|.*"record":"\(/run/ib-hook/netns-[^"/]*\)".*|\1|p')
 		ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null
 		ip netns del "$n" 2>/dev/null
-		[ -z "$rec" ] || rm -f "$rec" "$rec.watch"
+		[ -z "$rec" ] || rm -f "$rec" "$rec.watch" "$rec".routes-* "$rec".*.tmp
 	done
 	[ -n "$tmp" ] && rm -rf "$tmp"
 	if [ -n "$made" ]; then
