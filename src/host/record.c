@@ -776,7 +776,9 @@ static char *join_lines(const char *header, char **lines, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		len += strlen(lines[i]) + 1;
-	qsort(lines, n, sizeof(*lines), cmp_line);
+	/* no lines: lines may be NULL, which qsort may not be given */
+	if (n > 1)
+		qsort(lines, n, sizeof(*lines), cmp_line);
 	text = malloc(len);
 	if (!text)
 		return NULL;
