@@ -58,6 +58,22 @@ if ! fits_bullseye "$deb"; then
 fi
 echo "# the .deb for all three releases: $(basename "$deb") ($(dpkg-deb -f "$deb" Depends))"
 
+# The pair's network namespace, named here: rping.sh takes it and its VMs
+# away on every exit it sees (its EXIT trap, SIGINT, SIGTERM), but not when
+# timeout's SIGKILL (-k 30) or a kill of the whole run ends it: then this
+# step does, after the pair and on its own way out
+pair_ns=
+drop_pair_ns() {
+	[ -n "$pair_ns" ] && [ -e "/run/netns/$pair_ns" ] || return 0
+	echo "# rping.sh left its namespace $pair_ns (killed?): its VMs stopped, the namespace deleted"
+	ip netns pids "$pair_ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+	ip netns del "$pair_ns" 2>/dev/null
+}
+pair=
+trap 'drop_pair_ns; [ -z "$tmp" ] || rm -rf --one-file-system "$tmp"' EXIT
+# a signal stops the pair first (timeout passes it on: rping.sh stops its VMs)
+trap '[ -z "$pair" ] || { kill "$pair"; wait "$pair"; }; exit 1' INT TERM
+
 rc=0
 releases=$(vm_releases "$srcdir")
 echo "# vm: the pair of $releases this run (IB_HOOK_CI_VM_RELEASES=\"bullseye bookworm trixie\" boots all three)"
@@ -80,14 +96,25 @@ for release in $releases; do
 	# deletes its namespace itself
 	cells=$(vm_cells "$srcdir" "$release")
 	echo "# vm $release: the pair's own checks, and the cells: ${cells:-none} (IB_HOOK_CI_VM_CELLS=\"fleet reply rails\" runs all)"
-	VM_CELLS=$cells VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" "$srcdir/tests/vm/rping.sh" "$release" "$deb" |
-		tee "$tmp/pair-$release.log"
-	r=${PIPESTATUS[0]}
+	# the pair's output to a file, followed until the pair ends: not a pipe
+	# to tee, which whatever a killed pair left running could hold open
+	pair_ns=ibhvm-ci$$-$release
+	VM_NETNS=$pair_ns VM_CELLS=$cells VM_TIME_LIMIT=$((limit - 40)) timeout -k 30 "$limit" \
+		"$srcdir/tests/vm/rping.sh" "$release" "$deb" >"$tmp/pair-$release.log" 2>&1 </dev/null &
+	pair=$!
+	tail -n +1 -f --pid="$pair" "$tmp/pair-$release.log" &
+	follow=$!
+	wait "$pair"
+	r=$?
+	wait "$follow"
+	pair=
+	drop_pair_ns
 	case $r in
 	0) ;;
 	77) echo "# skipped: qemu cannot run here even after installing it"
 	    echo "FAIL: vm-$release"; rc=1 ;;
-	124|137) echo "FAIL: vm-$release (over its $limit s)"; rc=1 ;;
+	124) echo "FAIL: vm-$release (over its $limit s)"; rc=1 ;;
+	137) echo "FAIL: vm-$release (killed: SIGKILL, timeout's 30 s after its $limit s or another's)"; rc=1 ;;
 	*)
 		# rping.sh names the failed check; should it not, this says so
 		grep -q '^FAIL: ' "$tmp/pair-$release.log" ||

@@ -71,7 +71,10 @@
 # last check done, and an exit for any other reason (an unset variable, a
 # command's status) says FAIL: vm-RELEASE-exit.
 # VM_TIME_LIMIT (s, default 600) bounds the whole run; VM_TRANSCRIPT=FILE
-# keeps the rping transcript, VM_KEEP=1 the work directory.
+# keeps the rping transcript, VM_KEEP=1 the work directory; VM_NETNS names
+# the test's network namespace (default ibhvmPID), which its VMs run in, so
+# that a caller can take it and them away should the test be killed with
+# SIGKILL, which runs no trap (.ci/vm.sh does).
 set -u
 export LC_ALL=C.UTF-8
 here=$(cd "$(dirname "$0")" && pwd)
@@ -126,9 +129,13 @@ work=$(mktemp -d /var/tmp/ib-hook-vm.XXXXXX) || {
 	echo "FAIL: vm-$RELEASE-workdir (mktemp)"
 	exit 1
 }
-ns=ibhvm$$
+ns=${VM_NETNS:-ibhvm$$}
 pids=()
 watchdog=
+drop_netns() { # drop_netns NS: what still runs in NS killed, then NS deleted
+	ip netns pids "$1" 2>/dev/null | xargs -r kill -9 2>/dev/null
+	ip netns del "$1" 2>/dev/null
+}
 cleanup() {
 	local rc=$? p
 	# not cut short by the time limit or vm.sh's timeout: the VMs and the
@@ -141,7 +148,7 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		timeout 10 tail --pid="$p" -f /dev/null 2>/dev/null || kill -9 "$p" 2>/dev/null
 	done
-	ip netns del "$ns" 2>/dev/null
+	drop_netns "$ns"
 	# a run that fails says which check failed
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && ! [ -e "$work/failed" ]; then
 		echo "FAIL: vm-$RELEASE-exit (exit $rc without a failed check; the last check done: $last)" >&3
@@ -162,13 +169,21 @@ on_signal() {
 	exit 1
 }
 trap on_signal INT TERM
+# The watchdog holds none of the test's output either, and ends within 2 s
+# of a test killed with SIGKILL (it would keep a caller's pipe open, and
+# signal a PID that may be another process's by then)
 (
 	s=
 	trap '[ -z "$s" ] || kill "$s" 2>/dev/null; exit 0' TERM
-	sleep "$TIME_LIMIT" &
-	s=$!
-	wait "$s" && : >"$work/over" && kill -TERM $$
-) 2>/dev/null &
+	end=$(($(date +%s) + TIME_LIMIT))
+	while [ "$(date +%s)" -lt "$end" ]; do
+		kill -0 $$ 2>/dev/null || exit 0
+		sleep 2 &
+		s=$!
+		wait "$s"
+	done
+	: >"$work/over" && kill -TERM $$
+) </dev/null >/dev/null 2>&1 3>&- &
 watchdog=$!
 
 # VM_CELLS: the bookworm pair's extra cells to run, of "fleet reply rails"
@@ -221,6 +236,9 @@ done
 # -cpu qemu64 (TCG's default model), not max: the guest kernel then takes no
 # code path of an instruction set TCG emulates slowly (AVX2 hashes of every
 # module's signature, the crypto self-tests): 76 s to the agent, not 94
+# qemu holds none of the test's output (its stdout and fd 3 are a caller's
+# pipe, as vm.sh's tee: a VM left running by a killed test kept that pipe
+# open, and the caller waiting for its end)
 boot() { # boot V (1: server, 2: client); port N is PCI slot 2+N, named ib(N-1)
 	local v=$1 d=$work/vm$1
 	mkdir -p "$d/share"
@@ -236,7 +254,7 @@ boot() { # boot V (1: server, 2: client); port N is PCI slot 2+N, named ib(N-1)
 		-drive "file=$d/disk.qcow2,if=none,id=d0,format=qcow2" \
 		-device "virtio-blk-pci,drive=d0,addr=5" \
 		-fsdev "local,id=f0,path=$d/share,security_model=none" \
-		-device "virtio-9p-pci,fsdev=f0,mount_tag=ci,addr=6" 2>>"$d/qemu.err" &
+		-device "virtio-9p-pci,fsdev=f0,mount_tag=ci,addr=6" </dev/null >>"$d/qemu.err" 2>&1 3>&- &
 	pids+=($!)
 }
 
