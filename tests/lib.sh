@@ -161,6 +161,17 @@ nsx() {
 	ip netns exec "$T_PFX$n" "$@"
 }
 
+# ipv6_quiet NS: on the links NS gets from now on no router solicitations,
+# no DAD and no repeated unsolicited MLD reports, which a test's packet
+# counters would count (an address's first report is sent as it is added)
+ipv6_quiet() {
+	nsx "$1" sysctl -qw net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.all.router_solicitations=0 net.ipv6.conf.default.dad_transmits=0 \
+		net.ipv6.conf.all.dad_transmits=0 net.ipv6.conf.default.mldv1_unsolicited_report_interval=0 \
+		net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 \
+		net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+}
+
 # veth NS IF PEER [PEER_NS]: a veth pair named like an IB port, both ends up
 veth() {
 	if [ $# -ge 4 ]; then

@@ -35,16 +35,6 @@ gw4() {
 	[ "$1" = a ] && echo "10.$2.0.0" || echo "10.$2.1.0"
 }
 
-# quiet NS: no router solicitations, no DAD, no unsolicited MLD reports on new links
-quiet() {
-	for k in router_solicitations dad_transmits; do
-		nsx "$1" sysctl -qw "net.ipv6.conf.default.$k=0" "net.ipv6.conf.all.$k=0"
-	done
-	nsx "$1" sysctl -qw net.ipv6.conf.default.mldv1_unsolicited_report_interval=0 \
-		net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 \
-		net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
-}
-
 router_sysctls() {
 	nsx "$1" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
 		net.ipv4.conf.all.rp_filter=1 net.ipv4.conf.default.rp_filter=1
@@ -69,7 +59,7 @@ fabric() {
 	layout=$1
 	for h in a b; do
 		ns_new "$h"
-		quiet "$h"
+		ipv6_quiet "$h"
 	done
 	routers
 	for rl in $RAILS; do
@@ -130,11 +120,11 @@ warm() {
 # routers: the spine and the rail routers rN, joined and routed
 routers() {
 	ns_new spine
-	quiet spine
+	ipv6_quiet spine
 	router_sysctls spine
 	for rl in $RAILS; do
 		ns_new "r$rl"
-		quiet "r$rl"
+		ipv6_quiet "r$rl"
 		router_sysctls "r$rl"
 		rail_router "$rl"
 	done
