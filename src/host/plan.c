@@ -322,8 +322,7 @@ static void through_link(const struct ibh_config *c, const struct ibh_observed *
 		}
 		m->hops[kept++] = hop;
 	}
-	for (size_t h = kept; h < m->n_hops; h++)
-		memset(&m->hops[h], 0, sizeof(m->hops[h]));
+	/* route_copy() reads no further and clears the rest of the copy's */
 	m->n_hops = kept;
 }
 
