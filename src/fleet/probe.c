@@ -514,7 +514,9 @@ static void unique_peers(struct source *x)
 {
 	size_t n = 0;
 
-	qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
+	/* a source without peers (a host alone in the inventory) has no array to sort */
+	if (x->n_peers > 1)
+		qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
 	for (size_t i = 0; i < x->n_peers; i++)
 		if (n == 0 || !ip_equal(&x->peers[n - 1], &x->peers[i]))
 			x->peers[n++] = x->peers[i];
