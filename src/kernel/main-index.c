@@ -54,16 +54,9 @@ int main_index_set_prefixes(struct ibh_main_index *x, int ifindex, const struct 
 /* gw lies in a prefix of the link ifindex */
 static bool in_prefix_of(const struct ibh_main_index *x, const struct ibh_ip *gw, int ifindex)
 {
-	for (size_t i = 0; i < x->n_prefixes; i++) {
-		struct ibh_ip g = *gw;
-
-		if (x->prefixes[i].ifindex != ifindex || gw->family != x->prefixes[i].prefix.family)
-			continue;
-		g.len = x->prefixes[i].prefix.len;
-		ip_prefix(&g, &g);
-		if (ip_equal(&g, &x->prefixes[i].prefix))
+	for (size_t i = 0; i < x->n_prefixes; i++)
+		if (x->prefixes[i].ifindex == ifindex && ip_in_prefix(&x->prefixes[i].prefix, gw))
 			return true;
-	}
 	return false;
 }
 
