@@ -59,6 +59,20 @@ bool ip_equal(const struct ibh_ip *a, const struct ibh_ip *b)
 	return ip_same_address(a, b) && a->len == b->len;
 }
 
+bool ip_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
+{
+	size_t bytes = a->len / 8;
+	unsigned int bits = a->len % 8;
+
+	/* the bytes the prefix covers whole, then the bits of the next (the fleet join's hot path) */
+	if (a->family != addr->family)
+		return false;
+	for (size_t i = 0; i < bytes; i++)
+		if (a->a[i] != addr->a[i])
+			return false;
+	return !bits || ((a->a[bytes] ^ addr->a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
+}
+
 const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len)
 {
 	char tmp[INET6_ADDRSTRLEN];

@@ -29,6 +29,8 @@ int ip_compare(const struct ibh_ip *a, const struct ibh_ip *b);
 uint32_t ip_hash(const struct ibh_ip *a, uint32_t h);
 /* the same address, whatever the prefix lengths */
 bool ip_same_address(const struct ibh_ip *a, const struct ibh_ip *b);
+/* addr is in the prefix of a (an address with its prefix length) */
+bool ip_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr);
 const char *ip_to_string(const struct ibh_ip *a, char *buf, size_t size, bool with_len);
 /* as `ip` prints it: the length only when it is not a whole address */
 const char *ip_to_string_short(const struct ibh_ip *a, char *buf, size_t size);

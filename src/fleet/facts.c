@@ -379,7 +379,7 @@ const struct fleet_class *facts_class(const struct fleet_addr *a, const struct i
 	for (size_t i = 0; i < a->n_classes; i++) {
 		const struct fleet_class *c = &a->classes[i];
 
-		if (c->peers.len == 0 ? true : fleet_in_prefix(&c->peers, dst))
+		if (c->peers.len == 0 ? true : ip_in_prefix(&c->peers, dst))
 			return c;
 	}
 	return NULL;
@@ -390,7 +390,7 @@ static struct fleet_seg *seg_of(const struct fleet *f, uint32_t id, const struct
 	struct fleet_dst *d = &f->facts->dsts[id];
 
 	for (size_t i = 0; i < d->n; i++)
-		if (fleet_in_prefix(&d->segs[i].segment, src))
+		if (ip_in_prefix(&d->segs[i].segment, src))
 			return &d->segs[i];
 	return NULL;
 }

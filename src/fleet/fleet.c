@@ -389,17 +389,3 @@ int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, con
 		p = end;
 	}
 }
-
-bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr)
-{
-	size_t bytes = a->len / 8;
-	unsigned int bits = a->len % 8;
-
-	/* the bytes the prefix covers whole, then the bits of the next (the join's hot path) */
-	if (a->family != addr->family)
-		return false;
-	for (size_t i = 0; i < bytes; i++)
-		if (a->a[i] != addr->a[i])
-			return false;
-	return !bits || ((a->a[bytes] ^ addr->a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
-}

@@ -242,8 +242,6 @@ int fleet_port_find(const struct fleet *f, const char *host, const char *ifname,
 /* every JSON document of text, in turn, to add (fleet_add_*): -EINVAL names the byte */
 int fleet_read(struct fleet *f, const char *text, int (*add)(struct fleet *, const struct json *),
 	       size_t *ret_error);
-/* addr is in the prefix of a (an address with its prefix length) */
-bool fleet_in_prefix(const struct ibh_ip *a, const struct ibh_ip *addr);
 /*
  * The verdict of the pair from port from to port to; why: also the text of
  * its cause (else ret->why is left empty, for speed)

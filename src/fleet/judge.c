@@ -374,7 +374,7 @@ static bool one_prefix(const struct fleet_port *a, const struct fleet_port *b)
 		for (size_t y = 0; y < b->n_addrs; y++)
 			if (a->addrs[x].ip.family == AF_INET && b->addrs[y].ip.family == AF_INET &&
 			    !a->addrs[x].stale && !b->addrs[y].stale &&
-			    fleet_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip))
+			    ip_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip))
 				return true;
 	return false;
 }
@@ -422,8 +422,8 @@ static bool can_talk(const struct fleet *f, const struct pair *p)
 {
 	const struct ibh_ip *a = &f->ports[p->from].addrs[p->ka].ip;
 
-	return p->onlink || (routed(p) && p->route->route_via.family &&
-			     fleet_in_prefix(a, &p->route->route_via));
+	return p->onlink ||
+	       (routed(p) && p->route->route_via.family && ip_in_prefix(a, &p->route->route_via));
 }
 
 /*
@@ -444,7 +444,7 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 			    .kb = kb,
 			    .src = &x->ip,
 			    .dst = &y->ip,
-			    .onlink = fleet_in_prefix(&x->ip, &y->ip) };
+			    .onlink = ip_in_prefix(&x->ip, &y->ip) };
 	p->exact = facts_exact(f, from, ka, y->id);
 	/* a pair of one host's ports: its host's answer holds its probe (IPv4, one prefix) */
 	if (local && (!p->exact || !p->exact->has_arp || x->ip.family != AF_INET || !p->onlink))

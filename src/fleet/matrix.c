@@ -132,13 +132,13 @@ static bool fast_ok(const struct fleet_fast *s, const struct fleet_fast *d, stru
 {
 	uint8_t arp;
 
-	if (!s->simple || !d->simple || s->host == d->host || !fleet_in_prefix(&s->ip, &d->ip) ||
+	if (!s->simple || !d->simple || s->host == d->host || !ip_in_prefix(&s->ip, &d->ip) ||
 	    d->segs == 2)
 		return false;
 	c->cause = FLEET_OK;
 	c->arp = 0;
 	/* no segment of askers holding the source: no probe judges the pair */
-	if (d->segs == 0 || !fleet_in_prefix(&d->seg, &s->ip))
+	if (d->segs == 0 || !ip_in_prefix(&d->seg, &s->ip))
 		return true;
 	arp = s->v1 ? d->v1_arp : d->probe_arp;
 	if (arp == FAST_ARP_OTHER)

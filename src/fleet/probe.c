@@ -234,8 +234,8 @@ static int plan_probes(struct fleet *f, const char *self)
 					/* never from or to what the inventory has wrong */
 					if (src->family != dst->family || a->addrs[x].stale ||
 					    b->addrs[y].stale ||
-					    (local && (src->family != AF_INET ||
-						       !fleet_in_prefix(src, dst))))
+					    (local &&
+					     (src->family != AF_INET || !ip_in_prefix(src, dst))))
 						continue;
 					if (array_grow(&f->probes, &f->cap_probes, f->n_probes,
 						       sizeof(*f->probes), 256) < 0)
@@ -244,7 +244,7 @@ static int plan_probes(struct fleet *f, const char *self)
 					*p = (struct fleet_probe){ .from = i, .to = j };
 					p->src = *src;
 					p->dst = *dst;
-					p->onlink = fleet_in_prefix(&p->src, &p->dst);
+					p->onlink = ip_in_prefix(&p->src, &p->dst);
 					p->src.len = p->dst.len = (uint8_t)ip_bits(p->src.family);
 				}
 		}
@@ -514,7 +514,9 @@ static void unique_peers(struct source *x)
 {
 	size_t n = 0;
 
-	qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
+	/* a source without peers (a host alone in the inventory) has no array to sort */
+	if (x->n_peers > 1)
+		qsort(x->peers, x->n_peers, sizeof(*x->peers), by_address);
 	for (size_t i = 0; i < x->n_peers; i++)
 		if (n == 0 || !ip_equal(&x->peers[n - 1], &x->peers[i]))
 			x->peers[n++] = x->peers[i];
@@ -554,8 +556,8 @@ static int plan_sources(struct run2 *w)
 
 					if (d->family != sa->ip.family ||
 					    !addr_usable(&b->addrs[y]) ||
-					    (local && (d->family != AF_INET ||
-						       !fleet_in_prefix(&sa->ip, d))))
+					    (local &&
+					     (d->family != AF_INET || !ip_in_prefix(&sa->ip, d))))
 						continue;
 					if (add_peer(so, d) < 0)
 						return -ENOMEM;
@@ -621,7 +623,7 @@ static int plan_arp(struct run2 *w, unsigned int probers, unsigned int rate)
 				for (size_t y = 0; y < b->n_addrs; y++)
 					if (addr_usable(&a->addrs[x]) &&
 					    addr_usable(&b->addrs[y]) &&
-					    fleet_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip) &&
+					    ip_in_prefix(&a->addrs[x].ip, &b->addrs[y].ip) &&
 					    arp_fill(&w->arp[w->n_arp], l, &a->addrs[x].ip,
 						     &b->addrs[y].ip, true))
 						w->arp[w->n_arp++].at_ms = 0;

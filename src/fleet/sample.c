@@ -110,7 +110,7 @@ size_t sample_probers(const struct sample *s, size_t to, const struct ibh_ip *ds
 	if (k > SAMPLE_PROBERS_MAX)
 		k = SAMPLE_PROBERS_MAX;
 	for (size_t i = 0; i < s->n_pfx; i++) {
-		if (!fleet_in_prefix(&s->pfx[i].pfx, dst))
+		if (!ip_in_prefix(&s->pfx[i].pfx, dst))
 			continue;
 		for (size_t j = 0; j < s->pfx[i].n_hosts; j++) {
 			size_t h = s->pfx[i].hosts[j], at;
@@ -152,7 +152,7 @@ int sample_source(const struct sample *s, size_t host, const struct ibh_ip *dst,
 
 		for (size_t k = 0; p->up && k < p->n_addrs; k++)
 			if (p->addrs[k].ip.family == AF_INET && !p->addrs[k].stale &&
-			    fleet_in_prefix(&p->addrs[k].ip, dst)) {
+			    ip_in_prefix(&p->addrs[k].ip, dst)) {
 				*ret_port = i;
 				*ret_addr = k;
 				return 0;

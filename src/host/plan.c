@@ -239,15 +239,12 @@ bool plan_gateway_in_prefix(const struct ibh_config *c, const struct ibh_observe
 			    const struct ibh_ip *gw)
 {
 	for (size_t i = 0; i < o->n_addrs; i++) {
-		struct ibh_ip prefix, g = *gw;
+		struct ibh_ip prefix;
 
-		if (!plan_address_managed(c, &o->addrs[i].ip) ||
-		    gw->family != o->addrs[i].ip.family)
+		if (!plan_address_managed(c, &o->addrs[i].ip))
 			continue;
 		plan_addr_prefix(&o->addrs[i], &prefix);
-		g.len = prefix.len;
-		ip_prefix(&g, &g);
-		if (ip_equal(&g, &prefix))
+		if (ip_in_prefix(&prefix, gw))
 			return true;
 	}
 	return false;
@@ -322,8 +319,7 @@ static void through_link(const struct ibh_config *c, const struct ibh_observed *
 		}
 		m->hops[kept++] = hop;
 	}
-	for (size_t h = kept; h < m->n_hops; h++)
-		memset(&m->hops[h], 0, sizeof(m->hops[h]));
+	/* route_copy() reads no further and clears the rest of the copy's */
 	m->n_hops = kept;
 }
 

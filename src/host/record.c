@@ -120,7 +120,8 @@ static bool in_part(const struct ibh_rec *rec)
 	return rec->kind == IBH_REC_ROUTE;
 }
 
-ssize_t record_part_of(const struct ibh_record *r, int ifindex)
+/* the index in r->parts of the part of link ifindex, or -1 */
+static ssize_t part_of(const struct ibh_record *r, int ifindex)
 {
 	for (size_t k = 0; k < r->n_parts; k++)
 		if (r->parts[k].ifindex == ifindex)
@@ -131,7 +132,7 @@ ssize_t record_part_of(const struct ibh_record *r, int ifindex)
 /* the part of ifindex, made (with its entries all in memory: none yet) when there is none */
 static struct ibh_record_part *part_get(struct ibh_record *r, int ifindex)
 {
-	ssize_t k = record_part_of(r, ifindex);
+	ssize_t k = part_of(r, ifindex);
 
 	if (k >= 0)
 		return &r->parts[k];
@@ -144,7 +145,7 @@ static struct ibh_record_part *part_get(struct ibh_record *r, int ifindex)
 /* rec's part: an entry came or changed there (grew), or went */
 static void part_touch(struct ibh_record *r, const struct ibh_rec *rec, bool grew)
 {
-	ssize_t k = in_part(rec) ? record_part_of(r, rec->ifindex) : -1;
+	ssize_t k = in_part(rec) ? part_of(r, rec->ifindex) : -1;
 
 	if (k < 0)
 		return;
@@ -566,6 +567,7 @@ static int part_line_parse(struct ibh_record *r, const char *line)
 	char ifname[IF_NAMESIZE + 1], family[8];
 	struct ibh_rec key = { .kind = IBH_REC_ROUTE };
 	struct ibh_record_part *p;
+	ssize_t k;
 	int end = -1;
 
 	if (sscanf(line, "part %d %16s %" SCNu32 " %7s%n", &key.ifindex, ifname, &key.route.table,
@@ -579,13 +581,15 @@ static int part_line_parse(struct ibh_record *r, const char *line)
 	else
 		return -EINVAL;
 	snprintf(key.ifname, sizeof(key.ifname), "%s", ifname);
-	if (record_part_of(r, key.ifindex) < 0) {
+	k = part_of(r, key.ifindex);
+	if (k >= 0) {
+		p = &r->parts[k];
+	} else {
 		p = part_get(r, key.ifindex);
 		if (!p)
 			return -ENOMEM;
 		p->loaded = false;
 	}
-	p = &r->parts[record_part_of(r, key.ifindex)];
 	/* the entries of a part read with the record's file (the old format) speak for themselves */
 	return p->loaded ? 0 : part_key_add(p, &key);
 }
@@ -819,7 +823,7 @@ static int part_lines(const struct ibh_record *r, char ***lines, size_t *n, size
 	int e = keys ? 0 : -ENOMEM;
 
 	for (size_t i = 0; e == 0 && i < r->n; i++) {
-		ssize_t k = in_part(&r->recs[i]) ? record_part_of(r, r->recs[i].ifindex) : -1;
+		ssize_t k = in_part(&r->recs[i]) ? part_of(r, r->recs[i].ifindex) : -1;
 
 		if (k >= 0 && r->parts[k].loaded)
 			e = part_key_add(&keys[k], &r->recs[i]);

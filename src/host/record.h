@@ -7,7 +7,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 
 #include "model.h"
 
@@ -37,8 +36,6 @@ int record_load(const char *path, struct ibh_record *ret, char *why, size_t size
 int record_load_part(const char *path, struct ibh_record *r, size_t k, char *why, size_t size);
 /* the record and every part */
 int record_load_all(const char *path, struct ibh_record *ret, char *why, size_t size);
-/* the index in r->parts of the part of link ifindex, or -1 */
-ssize_t record_part_of(const struct ibh_record *r, int ifindex);
 void record_part_path(char *buf, size_t size, const char *path, int ifindex);
 /*
  * The record's file's text: the header, then one line per entry but routes,

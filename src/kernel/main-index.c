@@ -54,16 +54,9 @@ int main_index_set_prefixes(struct ibh_main_index *x, int ifindex, const struct 
 /* gw lies in a prefix of the link ifindex */
 static bool in_prefix_of(const struct ibh_main_index *x, const struct ibh_ip *gw, int ifindex)
 {
-	for (size_t i = 0; i < x->n_prefixes; i++) {
-		struct ibh_ip g = *gw;
-
-		if (x->prefixes[i].ifindex != ifindex || gw->family != x->prefixes[i].prefix.family)
-			continue;
-		g.len = x->prefixes[i].prefix.len;
-		ip_prefix(&g, &g);
-		if (ip_equal(&g, &x->prefixes[i].prefix))
+	for (size_t i = 0; i < x->n_prefixes; i++)
+		if (x->prefixes[i].ifindex == ifindex && ip_in_prefix(&x->prefixes[i].prefix, gw))
 			return true;
-	}
 	return false;
 }
 
@@ -329,35 +322,10 @@ static bool joins(const struct ibh_route *a, const struct ibh_route *b)
 	return a->dst.family == AF_INET6 && same_place(a, b) && a->gateway && b->gateway;
 }
 
-/*
- * The links rt leaves through into *left: they lost a route of main, which
- * the notification, saying the new route only, does not name. -ENOMEM when
- * left could not take them all (the caller then looks at every link).
- */
-static int left_by(struct index_set *left, const struct ibh_route *rt)
-{
-	int r = rt->oif > 0 ? index_set_add(left, rt->oif) : 0;
-
-	for (size_t h = 0; r >= 0 && h < rt->n_hops; h++)
-		if (rt->hops[h].oif > 0)
-			r = index_set_add(left, rt->hops[h].oif);
-	return r;
-}
-
-/* the slot i goes (drop()), its links into *left: false when left could not take them */
-static bool leave(struct ibh_main_index *x, size_t i, bool unsure, struct index_set *left)
-{
-	bool taken = left_by(left, &x->routes[i]) >= 0;
-
-	drop(x, i, unsure);
-	return taken;
-}
-
-int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace,
-		    struct index_set *left)
+int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add_, bool replace)
 {
 	size_t placed = 0, i, nx;
-	bool exact = false, unknown = false, lost = false;
+	bool exact = false, unknown = false;
 	int r = 0;
 
 	/* only the slots of rt's destination can be of its place */
@@ -373,12 +341,12 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 
 			nx = x->next[i];
 			if (hop || (exact && route_equal(&x->routes[i], rt))) {
-				lost |= !leave(x, i, hop, left);
+				drop(x, i, hop);
 				unknown |= hop;
 			}
 		}
 		tidy(x, unknown);
-		return lost ? -ENOMEM : 0;
+		return 0;
 	}
 	/*
 	 * An IPv6 route that joined others says its own protocol, preference
@@ -392,11 +360,11 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 			nx = x->next[i];
 			if (same_place(&x->routes[i], rt))
-				lost |= !leave(x, i, true, left);
+				drop(x, i, true);
 		}
 		unknow_links(x, rt);
 		tidy(x, true);
-		return lost ? -ENOMEM : 0;
+		return 0;
 	}
 	for (i = first_of(x, &rt->dst); i != NONE; i = nx) {
 		nx = x->next[i];
@@ -409,15 +377,13 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		 * main holds a twin of it through another device, made with `ip
 		 * route append`, which no network manager does); an IPv6 next hop
 		 * that joined a route makes one multipath route of two. Otherwise:
-		 * read them again. Either way, the links the old route went
-		 * through (a multipath route's, a device the new route does not
-		 * use, a port where a blackhole says `dev lo`) are left.
+		 * read them again.
 		 */
 		if (placed > 1 || !replace) {
 			unknow_links(x, rt);
 			unknown = true;
 		}
-		lost |= !leave(x, i, placed > 1 || !replace, left);
+		drop(x, i, placed > 1 || !replace);
 	}
 	if (unknown)
 		tidy(x, true);
@@ -427,7 +393,7 @@ int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool a
 		unknow_links(x, rt);
 		tidy(x, true);
 	}
-	return r < 0 ? r : lost ? -ENOMEM : 0;
+	return r;
 }
 
 void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ibh_ip *addr)

@@ -50,8 +50,8 @@ int main_index_set_prefixes(struct ibh_main_index *x, int ifindex, const struct 
  * A notification of rt concerns the managed link ifindex: rt leaves through
  * it, or a next hop of rt through another managed link has a gateway in one
  * of its prefixes (section 9 copies that route through it too); and so does
- * a route of the index that rt may replace (one in its place), before the
- * index follows the notification
+ * a route of the index that rt may replace or delete (one in its place),
+ * asked before the index follows the notification
  */
 bool main_index_concerns(const struct ibh_main_index *x, const struct ibh_route *rt, int ifindex);
 bool main_index_knows(const struct ibh_main_index *x, int ifindex);
@@ -69,14 +69,11 @@ void main_index_link_down(struct ibh_main_index *x, int ifindex);
 void main_index_forget_all(struct ibh_main_index *x);
 /*
  * A notification of a route of main (RTM_NEWROUTE with NLM_F_REPLACE:
- * replace; RTM_DELROUTE: !add) applied. The links that the routes it took
- * out of the index went through (the route a replace put another in the
- * place of, one a delete took) are added to *left: a replace names the new
- * route's devices only, and a copy of the old route may be in their tables.
- * 0, or -ENOMEM with the links it concerns forgotten or left incomplete
+ * replace; RTM_DELROUTE: !add) applied: 0, or -ENOMEM with the links it
+ * concerns forgotten. Which links lost the route it replaced or deleted,
+ * main_index_concerns() says before.
  */
-int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace,
-		    struct index_set *left);
+int main_index_note(struct ibh_main_index *x, const struct ibh_route *rt, bool add, bool replace);
 /* an address of ifindex went: the kernel drops routes of main by it without a notification */
 void main_index_addr_gone(struct ibh_main_index *x, int ifindex, const struct ibh_ip *addr);
 void main_index_free(struct ibh_main_index *x);

@@ -970,14 +970,13 @@ static void mark(struct ibh_events *ev, int ifindex)
  * copies, and the lookups a link's run makes through its own device (its
  * prefix route under MainRoute=delete, a gateway's reach); and the managed
  * links whose prefixes hold its gateway through another port, which copy it
- * through themselves (section 9). So do the routes it may replace, which the
- * notification does not name: asked of the index before it follows; and the
- * links that a route the index then took away went through (in left: a
- * replace names only the new route's devices, an IPv6 blackhole `dev lo`),
- * whose copies of it must go. A route without a device concerns every
- * managed link (a lookup may now end in it). Any other route through devices
- * ib-hook does not manage (a BGP host's uplink) concerns nobody: no pass, no
- * read of main.
+ * through themselves (section 9). So do the routes of main it replaces or
+ * deletes, which the notification does not name (a replace names only the
+ * new route's devices, an IPv6 blackhole `dev lo`), whose copies must go:
+ * asked of the index before it follows. A route without a device concerns
+ * every managed link (a lookup may now end in it). Any other route through
+ * devices ib-hook does not manage (a BGP host's uplink) concerns nobody: no
+ * pass, no read of main.
  */
 static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
 {
@@ -989,16 +988,6 @@ static void mark_main(struct ibh_events *ev, const struct ibh_route *rt)
 	}
 	for (size_t i = 0; i < managed->n; i++)
 		if (main_index_concerns(ev->main, rt, managed->items[i]))
-			mark(ev, managed->items[i]);
-}
-
-/* the managed links in left: those a route of main the index took away went through */
-static void mark_left(struct ibh_events *ev, const struct index_set *left)
-{
-	const struct index_set *managed = &ev->main->managed;
-
-	for (size_t i = 0; i < managed->n; i++)
-		if (index_set_has(left, managed->items[i]))
 			mark(ev, managed->items[i]);
 }
 
@@ -1018,25 +1007,22 @@ static int addr_from_msg(struct nlmsghdr *nlh, struct ibh_ip *ret)
 	return 0;
 }
 
-/* a notification of a route of main (not a cached clone): *ret is it */
-static bool main_route_from_msg(struct nlmsghdr *nlh, struct ibh_route *ret)
+/* a notification of a route (not a cached clone): *ret is it */
+static bool route_event(struct nlmsghdr *nlh, struct ibh_route *ret)
 {
 	return (nlh->nlmsg_type == RTM_NEWROUTE || nlh->nlmsg_type == RTM_DELROUTE) &&
 	       nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, ret) == 0 &&
-	       !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED) &&
-	       ret->table == RT_TABLE_MAIN;
+	       !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED);
 }
 
 /*
  * The watcher's index of main's routes follows every notification, also
  * those of ib-hook's own changes; where the kernel changes main without one,
- * the link is read again. The links a route of main left (replaced or
- * deleted) into *left: 0, or -ENOMEM when they are not all there
+ * the link is read again. rt: the notification's route of main, if it is one
  */
-static int follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh, struct index_set *left)
+static void follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh, const struct ibh_route *rt)
 {
 	struct ifinfomsg *ifi;
-	struct ibh_route rt;
 	struct ibh_ip a;
 
 	switch (nlh->nlmsg_type) {
@@ -1057,12 +1043,11 @@ static int follow_main(struct ibh_main_index *x, struct nlmsghdr *nlh, struct in
 		break;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
-		if (main_route_from_msg(nlh, &rt))
-			return main_index_note(x, &rt, nlh->nlmsg_type == RTM_NEWROUTE,
-					       nlh->nlmsg_flags & NLM_F_REPLACE, left);
+		if (rt)
+			(void)main_index_note(x, rt, nlh->nlmsg_type == RTM_NEWROUTE,
+					      nlh->nlmsg_flags & NLM_F_REPLACE);
 		break;
 	}
-	return 0;
 }
 
 static int on_event(struct nl_msg *msg, void *arg)
@@ -1070,24 +1055,21 @@ static int on_event(struct nl_msg *msg, void *arg)
 	struct ibh_monitor *m = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct ibh_events *ev = m->ev;
-	struct index_set left = {};
 	struct ibh_route rt;
+	bool route = route_event(nlh, &rt), of_main = route && rt.table == RT_TABLE_MAIN;
 	/* the kernel stamps notifications caused by a request with its sender's port */
 	bool own = m->own_port && nlh->nlmsg_pid == m->own_port;
-	bool lost = false;
 
-	if (ev->main && !own && main_route_from_msg(nlh, &rt))
+	/* before the index follows: it still holds the route this one replaces or deletes */
+	if (ev->main && of_main && !own)
 		mark_main(ev, &rt);
 	if (ev->main)
-		lost = follow_main(ev->main, nlh, &left) < 0;
+		follow_main(ev->main, nlh, of_main ? &rt : NULL);
 	if (own) {
 		ev->own++;
-		goto cleanup;
+		return NL_OK;
 	}
 	ev->events++;
-	/* out of memory: which links a route of main left is not known, every link may have */
-	if (lost)
-		ev->tables_changed = true;
 	switch (nlh->nlmsg_type) {
 	/*
 	 * An address on two managed links has one owner; when it leaves the
@@ -1111,26 +1093,21 @@ static int on_event(struct nl_msg *msg, void *arg)
 		break;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE:
-		if (nlmsg_valid_hdr(nlh, sizeof(struct rtmsg)) && route_from_msg(nlh, &rt) == 0 &&
-		    !(((struct rtmsg *)nlmsg_data(nlh))->rtm_flags & RTM_F_CLONED)) {
-			if (rt.table == RT_TABLE_LOCAL)
-				break; /* the kernel's own, for local addresses: the address event says it */
-			/* the links a route of main left (a replace, a delete) */
-			if (rt.table == RT_TABLE_MAIN && ev->main)
-				mark_left(ev, &left);
-			/*
-			 * main's was marked above (without an index of main, every
-			 * link looks); a route in another table names its device,
-			 * not the link whose table it is: one through another device
-			 * in T(X) comes and goes without an event of X's. The table
-			 * names the link (watch.c); too many tables, every link
-			 */
-			if (rt.table == RT_TABLE_MAIN ? !ev->main
-						      : !index_array_add((int *)ev->tables, &ev->n_tables,
-									 sizeof(ev->tables) / sizeof(ev->tables[0]),
-									 (int)rt.table))
-				ev->tables_changed = true;
-		}
+		/* the kernel's own, for local addresses: the address event says it */
+		if (!route || rt.table == RT_TABLE_LOCAL)
+			break;
+		/*
+		 * main's was marked above (without an index of main, every link
+		 * looks); a route in another table names its device, not the
+		 * link whose table it is: one through another device in T(X)
+		 * comes and goes without an event of X's. The table names the
+		 * link (watch.c); too many tables, every link
+		 */
+		if (of_main ? !ev->main
+			    : !index_array_add((int *)ev->tables, &ev->n_tables,
+					       sizeof(ev->tables) / sizeof(ev->tables[0]),
+					       (int)rt.table))
+			ev->tables_changed = true;
 		break;
 	case RTM_NEWRULE:
 	case RTM_DELRULE:
@@ -1138,8 +1115,6 @@ static int on_event(struct nl_msg *msg, void *arg)
 		ev->tables_changed = true;
 		break;
 	}
-cleanup:
-	index_set_free(&left);
 	return NL_OK;
 }
 

@@ -136,4 +136,10 @@ case_ "MainRoute=delete, the rule in place" true true
 ip -n "$(ns n1)" rule del from 172.16.0.2
 ip -n "$(ns n1)" -6 rule del from fd00::2
 case_ "MainRoute=delete, the rule of ib1 deleted" false false
+
+# n1 alone in its inventory: none of its sources has a peer (step 2 once
+# sorted the peers of none, a NULL array: -fsanitize=nonnull-attribute)
+on n1 "$IB_HOOK" --config "$T_DIR/delete.conf" --inventory >"$T_DIR/alone.json"
+check "n1 alone in its inventory: step 2 with no peers" \
+	on n1 "$IB_HOOK" --config "$T_DIR/delete.conf" --check --fleet "$T_DIR/alone.json"
 done_testing

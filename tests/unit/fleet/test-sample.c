@@ -83,8 +83,8 @@ static void check_choice(size_t hosts, size_t ports, size_t subnets, unsigned in
 			assert_int_equal(
 				sample_source(&s, who[x], &f.ports[i].addrs[0].ip, &port, &addr),
 				0);
-			assert_true(fleet_in_prefix(&f.ports[port].addrs[addr].ip,
-						    &f.ports[i].addrs[0].ip));
+			assert_true(ip_in_prefix(&f.ports[port].addrs[addr].ip,
+						 &f.ports[i].addrs[0].ip));
 			asked[who[x]]++;
 		}
 	}
@@ -223,7 +223,7 @@ static void classes_exact(void **state)
 			/* the result of its most specific prefix, or random: an exception */
 			result[i] = (size_t)rand() % n_results;
 			for (int best = -1, k = 0; k < (int)n_pfx; k++)
-				if (pfx[k].len > best && fleet_in_prefix(&pfx[k], &peers[i]) &&
+				if (pfx[k].len > best && ip_in_prefix(&pfx[k], &peers[i]) &&
 				    rand() % 10) {
 					best = pfx[k].len;
 					result[i] = pfx_result[k];
