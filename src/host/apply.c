@@ -214,6 +214,42 @@ static void forget_unsent(struct ibh_apply *a, const struct ibh_plan *p, size_t 
 			record_forget(&a->view->record, &p->ops[i].rec);
 }
 
+/*
+ * SIGTERM or SIGINT waits, held: the watcher's stop (systemd's) or ^C of a
+ * run. Checked every STOP_EVERY ops only: sigpending() is a system call.
+ */
+#define STOP_EVERY 64
+
+bool apply_stop_pending(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) < 0)
+		return false;
+	return sigismember(&pending, SIGTERM) == 1 || sigismember(&pending, SIGINT) == 1;
+}
+
+/*
+ * Where p may stop when asked to: the first op from which nothing is left
+ * but deleting what ib-hook installed (and record-only forgetting). A stop
+ * there leaves an object or a copy that nobody wants a little longer, as
+ * before the run, never a link half set up; the next run goes on.
+ */
+static size_t stoppable_from(const struct ibh_plan *p)
+{
+	size_t from = p->n_ops;
+
+	while (from > 0) {
+		enum ibh_op_kind k = p->ops[from - 1].kind;
+
+		if (k != IBH_OP_ROUTE_DEL && k != IBH_OP_RULE_DEL && k != IBH_OP_FORGET &&
+		    k != IBH_OP_NEIGH_FLUSH)
+			break;
+		from--;
+	}
+	return from;
+}
+
 static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, bool quiet_gone)
 {
 	const struct ibh_plan *p = &v->plan;
@@ -224,10 +260,19 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 	char line[256], why[320];
 	int r;
 
+	size_t stoppable = stoppable_from(p);
+
 	plan_forgotten(p, &forgotten);
 	for (size_t i = 0; i < p->n_ops; i++) {
 		const struct ibh_op *op = &p->ops[i];
 
+		if (i >= stoppable && (i - stoppable) % STOP_EVERY == 0 && apply_stop_pending()) {
+			log_notice("%s: stopping, as asked, before %zu deletions; the next run "
+				   "makes them",
+				   name[0] ? name : op->ifname, p->n_ops - i);
+			a->stopped = true;
+			break;
+		}
 		if (op->kind == IBH_OP_NEIGH_FLUSH && !changed)
 			continue;
 		why[0] = '\0';
@@ -333,13 +378,21 @@ enum ibh_result apply_change(struct ibh_apply *a, struct ibh_pending *v, size_t 
 	sigprocmask(SIG_BLOCK, &all, &old);
 	for (size_t i = 0; i < n; i++) {
 		log_context(v[i].name[0] ? v[i].name : NULL, v[i].action, v[i].table);
+		if (a->stopped) {
+			/* a plan not begun is not made at all: the record loses its adds */
+			forget_unsent(a, &v[i].plan, 0);
+			continue;
+		}
 		one = execute_plan(a, &v[i], quiet_gone);
 		if (one > res)
 			res = one;
 		raced |= v[i].raced;
 	}
-	/* signals are let in before the next try: the record loses the refused adds first */
-	if (raced && view_save_record(a->view) >= 0)
+	/*
+	 * signals are let in before the next try: the record loses the refused
+	 * adds first, and a stop what it did not do (a run ends at the signal)
+	 */
+	if ((raced || a->stopped) && view_save_record(a->view) >= 0)
 		a->view->record_dirty = false;
 	log_context(NULL, NULL, 0);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -48,7 +48,12 @@ struct ibh_apply {
 	struct index_set repaired;
 	/* links whose driver refused [IPoIB]: said once in a link's life (the watcher lives long) */
 	struct index_set ipoib_warned;
+	/* SIGTERM or SIGINT came during a plan: it stopped before its deletions, the rest unmade */
+	bool stopped;
 };
+
+/* SIGTERM or SIGINT is pending (held while plans run) */
+bool apply_stop_pending(void);
 
 /*
  * Execute n plans, signals held; quiet_gone: a main route that cannot be
