@@ -199,6 +199,28 @@ static void ipoib_refused(struct ibh_apply *a, const struct ibh_op *op, int r)
 				  op->mtu);
 }
 
+/*
+ * MainRoute=delete took op's prefix route out of main: if main has none left
+ * to the prefix (every port in one subnet: each port's route is its
+ * duplicate), sockets bound to no address get no route to it. Said as a
+ * warning, once per link (the watcher deletes it again after each bounce).
+ */
+static void say_main_bare(struct ibh_apply *a, const struct ibh_op *op)
+{
+	struct ibh_observed none = {};
+	bool reaches = true;
+	char pfx[64];
+
+	if (index_set_has(&a->bare_said, op->ifindex) ||
+	    observe_main_reaches(a->view, &none, &op->route.dst, &reaches) < 0 || reaches)
+		return;
+	(void)index_set_add(&a->bare_said, op->ifindex);
+	log_warning("%s: MainRoute=delete left main without a route to %s: a socket bound to no "
+		    "address (the TCP exchange of perftest, UCX, MPI launchers and NCCL; RDMA CM "
+		    "without a source address) gets none; MainRoute=keep keeps it",
+		    op->ifname, ip_to_string(&op->route.dst, pfx, sizeof(pfx), true));
+}
+
 /* what the kernel answers when an object's address or link changed since it was observed */
 static bool world_moved(int r)
 {
@@ -330,6 +352,8 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 			record_forget(&a->view->record, &op->rec);
 		if (r == 0)
 			continue;
+		if (op->kind == IBH_OP_MAIN_DEL)
+			say_main_bare(a, op);
 		if (op_kind(op->kind)->drift) {
 			changed = true;
 			a->changes++;

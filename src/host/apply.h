@@ -48,6 +48,8 @@ struct ibh_apply {
 	struct index_set repaired;
 	/* links whose driver refused [IPoIB]: said once in a link's life (the watcher lives long) */
 	struct index_set ipoib_warned;
+	/* links whose MainRoute=delete left main without a route to their prefix: said once */
+	struct index_set bare_said;
 	/* SIGTERM or SIGINT came during a plan: it stopped before its deletions, the rest unmade */
 	bool stopped;
 };

@@ -408,7 +408,7 @@ static int parse_section(const char *name, section_parser *ret)
 		{ "Match", parse_match },	{ "Routing", parse_routing },
 		{ "Tables", parse_tables },	{ "Sysctl", parse_sysctl },
 		{ "Hooks", parse_hooks },	{ "IPoIB", parse_ipoib },
-		{ "Gateways", parse_gateways },	{ "Fleet", parse_fleet },
+		{ "Gateways", parse_gateways }, { "Fleet", parse_fleet },
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)

@@ -81,6 +81,7 @@ void engine_free(struct ibh_engine *e)
 	index_set_free(&e->unreachable_said);
 	index_set_free(&e->apply.repaired);
 	index_set_free(&e->apply.ipoib_warned);
+	index_set_free(&e->apply.bare_said);
 	free(e);
 }
 
@@ -105,6 +106,7 @@ static void forget_link(struct ibh_engine *e, int ifindex)
 	index_set_del(&e->main_other_said, ifindex);
 	index_set_del(&e->unreachable_said, ifindex);
 	index_set_del(&e->apply.ipoib_warned, ifindex);
+	index_set_del(&e->apply.bare_said, ifindex);
 }
 
 /* after a dump of every link: forget those that went */
@@ -621,6 +623,7 @@ enum ibh_result engine_run_all(struct ibh_engine *e, const struct ibh_request *r
 	forget_gone(e, &e->main_other_said);
 	forget_gone(e, &e->unreachable_said);
 	forget_gone(e, &e->apply.ipoib_warned);
+	forget_gone(e, &e->apply.bare_said);
 	if (e->view.main.followed) {
 		/* the prefixes of each managed link that is up come with its pass */
 		e->view.main.managed.n = 0;

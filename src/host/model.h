@@ -122,6 +122,13 @@ struct ibh_observed {
 	struct ibh_route *main_routes;
 	size_t n_main_routes, cap_main_routes;
 	/*
+	 * --status under MainRoute=delete, per address (NULL otherwise): an
+	 * unbound lookup of its prefix finds a route in main (through any
+	 * link), as a socket that binds no address (a TCP exchange to a peer)
+	 * would
+	 */
+	bool *main_reaches;
+	/*
 	 * GatewayRoutes=yes: main's unicast routes through the link and through
 	 * the other managed links, the ports (a gateway of theirs may lie in
 	 * the link's prefix): what T copies (filtered dumps of main, by device)

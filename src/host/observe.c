@@ -615,6 +615,41 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
 }
 
+/*
+ * Does a socket bound to no address reach prefix through main: its lookup
+ * (no source, no device) ends in main at a route at least as specific as
+ * prefix. Under MainRoute=delete with every port in one subnet, each port's
+ * prefix route is its duplicate, and once all are deleted main has none.
+ */
+int observe_main_reaches(struct ibh_view *v, const struct ibh_observed *o,
+			 const struct ibh_ip *prefix, bool *ret)
+{
+	struct ibh_route rt;
+	struct ibh_ip probe;
+	bool hidden;
+	int r;
+
+	*ret = false;
+	probe_address(o, prefix, &probe);
+	r = kernel->fib_match(v->k, &probe, 0, &rt);
+	if (r < 0 && r != -ENOENT && r != -ENETUNREACH && r != -EHOSTUNREACH)
+		return r;
+	if (r >= 0 && rt.table == RT_TABLE_MAIN) {
+		*ret = rt.dst.len >= prefix->len;
+		return 0;
+	}
+	r = lookup_hides_main(v, r < 0 ? r : 0, &rt, prefix->family, &hidden);
+	if (r < 0 || !hidden)
+		return r;
+	r = main_lookup(v, &probe, 0, &rt);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	*ret = rt.dst.len >= prefix->len;
+	return 0;
+}
+
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)
 {
 	int r = load_rules(v);
@@ -869,6 +904,19 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 				goto cleanup;
 		}
 		o->main_known = true;
+	}
+	if (status && c->main_route == IBH_MAIN_DELETE && o->n_addrs) {
+		o->main_reaches = calloc(o->n_addrs, sizeof(*o->main_reaches));
+		for (size_t i = 0; o->main_reaches && i < o->n_addrs; i++) {
+			struct ibh_ip prefix;
+
+			if (!plan_address_managed(c, &o->addrs[i].ip))
+				continue;
+			plan_addr_prefix(&o->addrs[i], &prefix);
+			r = observe_main_reaches(v, o, &prefix, &o->main_reaches[i]);
+			if (r < 0)
+				goto cleanup;
+		}
 	}
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++) {
 		bool wanted = status || c->sysctl[k] != IBH_SYSCTL_KEEP;

@@ -95,5 +95,8 @@ int observe_rules(struct ibh_view *v, struct ibh_observed *o);
 /* main's route for prefix through oif, if it is there: one lookup, not a dump of main */
 int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct ibh_ip *prefix,
 		       int oif);
+/* *ret: a socket bound to no address reaches prefix through main (any link) */
+int observe_main_reaches(struct ibh_view *v, const struct ibh_observed *o,
+			 const struct ibh_ip *prefix, bool *ret);
 /* what plan_leftovers() needs: rules, main's routes, the tables of leftover routes */
 int observe_leftovers(struct ibh_view *v, struct ibh_observed *o);

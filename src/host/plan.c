@@ -230,7 +230,8 @@ static const struct ibh_route *table_delete_hit(const struct route_index *t, siz
 
 	/* route_delete_hits() asks for the same prefix: the routes before i with it */
 	for (size_t k = first; k < first + n && t->by_dst[k] < &t->routes[i]; k++)
-		if (route_delete_hits(t->by_dst[k], &t->routes[i]) && !deleted_before(p, t->by_dst[k]))
+		if (route_delete_hits(t->by_dst[k], &t->routes[i]) &&
+		    !deleted_before(p, t->by_dst[k]))
 			return t->by_dst[k];
 	return NULL;
 }
@@ -1163,6 +1164,7 @@ void observed_clear(struct ibh_observed *o)
 	free(o->rules);
 	free(o->routes);
 	free(o->main_routes);
+	free(o->main_reaches);
 	free(o->main_via);
 	free(o->main_unreachable);
 	index_set_free(&o->ports);

@@ -327,6 +327,11 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
 			ip_to_string(&prefix, b, sizeof(b), true), table_route_state(c, o, i),
 			main_state(c, main_route_state(c, o, i)));
+		if (o->main_reaches && !o->main_reaches[i])
+			fprintf(f,
+				"  warning: main has no route to %s: a socket bound to no address "
+				"gets none (MainRoute=delete deletes each port's; keep keeps it)\n",
+				b);
 	}
 	if (managed == 0)
 		fprintf(f, "  no address\n");
@@ -404,7 +409,11 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		fprintf(f, ",\"prefix\":\"%s\",\"rule\":\"%s\",\"table_route\":\"%s\"",
 			ip_to_string(&prefix, a, sizeof(a), true), rule_state(c, o, i),
 			table_route_state(c, o, i));
-		fprintf(f, ",\"main_route\":\"%s\"}", main_route_state(c, o, i));
+		fprintf(f, ",\"main_route\":\"%s\"", main_route_state(c, o, i));
+		if (o->main_reaches)
+			fprintf(f, ",\"main_reaches_prefix\":%s",
+				o->main_reaches[i] ? "true" : "false");
+		fputc('}', f);
 		first = false;
 	}
 	fputc(']', f);

@@ -16,9 +16,14 @@ ib0=941
 ib1=942
 CONF
 memserver34 mem
-for port in ib0 ib1; do
-	expect_rc "routable $port" 0 hook mem "$T_DIR/seed.conf" IFACE=$port STATE=routable
-done
+expect_rc "routable ib0" 0 hook mem "$T_DIR/seed.conf" IFACE=ib0 STATE=routable
+check "  main still reaches 172.16.0.0/16 through ib1: no warning" \
+	lacks "left main without a route" cat "$T_DIR/err"
+expect_rc "routable ib1" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE=routable
+# issue 48, item 2: the seed's end state leaves main no route to the subnet
+# for sockets bound to no address (perftest's, UCX's TCP exchange): said
+check "  the last one deleted: the warning names the prefix" \
+	grep -q "ib1: MainRoute=delete left main without a route to 172.16.0.0/16" "$T_DIR/err"
 expect_eq "ip rule (without priorities)" "from all lookup local
 from 172.16.34.1 lookup 941
 from 172.16.34.2 lookup 942
@@ -31,6 +36,10 @@ expect_eq "ip route show table 942" "172.16.0.0/16 dev ib1 proto kernel scope li
 expect_eq "main holds no 172.16.0.0/16" "" "$(ip -n "$(ns mem)" route show table main 172.16.0.0/16)"
 expect_eq "route get from 172.16.34.2" ib1 "$(route_dev mem 172.16.16.1 172.16.34.2)"
 expect_rc "--status: ok" 0 ibh mem --config "$T_DIR/seed.conf" --status
+check "  and warns that main has no route to the subnet" \
+	grep -q "warning: main has no route to 172.16.0.0/16" "$T_DIR/out"
+expect_rc "--status --json" 0 ibh mem --config "$T_DIR/seed.conf" --status --json
+check "  main_reaches_prefix false for each address" test "$(grep -o '"main_reaches_prefix":false' "$T_DIR/out" | wc -l)" = 2
 expect_rc "second run" 0 hook mem "$T_DIR/seed.conf" IFACE=ib1 STATE=routable
 expect_eq "  is silent" "" "$(cat "$T_DIR/out" "$T_DIR/err")"
 
