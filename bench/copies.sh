@@ -3,9 +3,14 @@
 #
 # What routed rails' copies cost when main routes many prefixes through a
 # port (routing on the host: BGP-learned rail prefixes; issue 38 item 10):
-# N /24 routes of main via ib0's gateway, which T(ib0) copies. For each N,
-# `--all` fresh (T empty, the record without them), `--all` again (already
-# applied: every copy re-checked) and `--status` (every copy reported).
+# N /24 routes of main via ib0's gateway, which T(ib0) copies, and T(ib1)
+# too (the gateway lies in ib1's prefix). For each N, `--all` fresh (T
+# empty, the record without them), `--all` again (already applied: every
+# copy re-checked), `--status` (every copy reported), and `--all` after ib0
+# went (a driver reload: T(ib1)'s N copies deleted, T(ib0)'s N records
+# forgotten; issue 48, item 1). Then a watcher with TERM_N copies (default
+# 100 000) whose port went gets SIGTERM in the middle of that pass: the
+# time until it exited.
 #
 #   bench/copies.sh [N...]             # default: 2000 8000 16000
 #
@@ -54,6 +59,16 @@ ${CC:-cc} -std=gnu11 -O2 -Wall -Wextra -static -o "$T/launch" "$top/bench/launch
 	die "cannot build the launcher"
 
 printf '[Match]\nName=ib*\n' >"$T/c.conf"
+# routes N: N /24 routes of main via a gateway through ib0, for ip -batch
+routes() {
+	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
+		printf "route add 10.%d.%d.0/24 via 172.16.0.1 dev ib0 proto static\n", int(i / 256), i % 256 }'
+}
+# port_back: the commands that give a namespace its ib0 back, with its address
+port_back() {
+	echo "ip link add ib0 type veth peer name p0 && ip link set ib0 up && ip link set p0 up &&" \
+		"ip addr add 172.16.34.1/16 dev ib0"
+}
 : >"$T/spec"
 for n in $sizes; do
 	ns=$pfx$n
@@ -66,18 +81,21 @@ for n in $sizes; do
 		ip -n "$ns" link set p$i up
 		ip -n "$ns" addr add 172.16.34.$((i + 1))/16 dev ib$i
 	done
-	awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++)
-		printf "route add 10.%d.%d.0/24 via 172.16.0.1 dev ib0 proto static\n", int(i / 256), i % 256 }' >"$T/routes.batch"
-	ip -n "$ns" -batch "$T/routes.batch"
+	routes "$n" >"$T/routes-$n.batch"
+	ip -n "$ns" -batch "$T/routes-$n.batch"
 	for b in $bins; do
 		name=${b%%=*} bin=${b#*=}
-		# untimed: ib-hook's own remove is exact (its record)
-		echo "$bin -c $T/c.conf --all --remove >/dev/null 2>&1" >"$T/reset-$name.sh"
-		printf '%s\n' ". $T/reset-$name.sh" "$bin -c $T/c.conf --all >/dev/null 2>&1" >"$T/applied-$name.sh"
+		# untimed: ib0 back with its address and main's routes through it
+		# (the row "ib0 gone" deleted it), and ib-hook's own remove, exact (its record)
+		printf '%s\n' "ip link show ib0 >/dev/null 2>&1 || { $(port_back); ip -batch $T/routes-$n.batch; }" \
+			"$bin -c $T/c.conf --all --remove >/dev/null 2>&1" >"$T/reset-$name-$n.sh"
+		printf '%s\n' ". $T/reset-$name-$n.sh" "$bin -c $T/c.conf --all >/dev/null 2>&1" >"$T/applied-$name-$n.sh"
+		printf '%s\n' ". $T/applied-$name-$n.sh" "ip link del ib0" >"$T/gone-$name-$n.sh"
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' \
-			"${name}_fresh_$n" "$ROUNDS" "$ns" - "$T/reset-$name.sh" "$bin -c $T/c.conf --all" \
-			"${name}_applied_$n" "$ROUNDS" "$ns" - "$T/applied-$name.sh" "$bin -c $T/c.conf --all" \
-			"${name}_status_$n" "$ROUNDS" "$ns" - "$T/applied-$name.sh" "$bin -c $T/c.conf --status" >>"$T/spec"
+			"${name}_fresh_$n" "$ROUNDS" "$ns" - "$T/reset-$name-$n.sh" "$bin -c $T/c.conf --all" \
+			"${name}_applied_$n" "$ROUNDS" "$ns" - "$T/applied-$name-$n.sh" "$bin -c $T/c.conf --all" \
+			"${name}_status_$n" "$ROUNDS" "$ns" - "$T/applied-$name-$n.sh" "$bin -c $T/c.conf --status" \
+			"${name}_gone_$n" "$ROUNDS" "$ns" - "$T/gone-$name-$n.sh" "$bin -c $T/c.conf --all" >>"$T/spec"
 	done
 done
 ip netns exec "$pfx${sizes%% *}" "$T/launch" -w 1 "$T/spec" >"$T/results" &
@@ -91,12 +109,13 @@ END {
 	printf "%-8s %-7s %-24s %12s %12s\n", "binary", "routes", "run", "median", "CPU median"
 	m = split(sizes, size, " ")
 	w = split(bins, bin, " ")
-	split("fresh applied status", kind, " ")
+	split("fresh applied status gone", kind, " ")
 	label["fresh"] = "--all, fresh"
 	label["applied"] = "--all, already applied"
 	label["status"] = "--status"
+	label["gone"] = "--all, ib0 gone"
 	for (s = 1; s <= m; s++)
-		for (k = 1; k <= 3; k++)
+		for (k = 1; k <= 4; k++)
 			for (b = 1; b <= w; b++) {
 				name = bin[b]
 				sub(/=.*/, "", name)
@@ -106,3 +125,36 @@ END {
 						med[key] / 1000, cpu[key] / 1000, fail[key] ? "  [" fail[key] " FAILED]" : ""
 			}
 }' "$T/results"
+
+# a watcher with TERM_N copies in T(ib1) whose originals went with ib0:
+# SIGTERM once its pass has begun deleting them; the time until it exited
+term_n=${TERM_N:-100000}
+ns=${pfx}term
+ip netns add "$ns"
+namespaces="$namespaces $ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" link add ib1 type veth peer name p1
+ip -n "$ns" link set ib1 up
+ip -n "$ns" link set p1 up
+ip -n "$ns" addr add 172.16.34.2/16 dev ib1
+ip netns exec "$ns" sh -c "$(port_back)"
+routes "$term_n" >"$T/routes-term.batch"
+ip -n "$ns" -batch "$T/routes-term.batch"
+for b in $bins; do
+	name=${b%%=*} bin=${b#*=}
+	ip netns exec "$ns" sh -c "$(port_back)" 2>/dev/null && ip -n "$ns" -batch "$T/routes-term.batch"
+	ip netns exec "$ns" "$bin" -c "$T/c.conf" --all >/dev/null 2>&1
+	t1=$((1000 + $(ip -n "$ns" -o link show ib1 | cut -d: -f1)))
+	copies=$(ip -n "$ns" -4 route show table "$t1" | wc -l)
+	ip netns exec "$ns" "$bin" -c "$T/c.conf" --watch >/dev/null 2>&1 &
+	w=$!
+	sleep 2
+	ip -n "$ns" link del ib0
+	while [ "$(ip -n "$ns" -4 route show table "$t1" | wc -l)" -ge "$copies" ]; do sleep 0.05; done
+	s=$(date +%s%N)
+	kill -TERM "$w"
+	wait "$w" || true
+	e=$(date +%s%N)
+	echo "$name: a watcher deleting $term_n copies (ib0 gone) exited $(((e - s) / 1000000)) ms after SIGTERM, $(ip -n "$ns" -4 route show table "$t1" | wc -l) routes left in T(ib1)"
+	ip netns exec "$ns" "$bin" -c "$T/c.conf" --all --remove >/dev/null 2>&1
+done
