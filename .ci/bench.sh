@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # CI: build a release binary and run the short benchmark (bench/run.sh
-# --short: its rows of 200 000 copies, 4 runs each, take most of it) so that
+# --short: its rows of 200 000 copies, one run each, take most of it) so that
 # it cannot rot. The figures are printed for the log; missed targets do not
 # fail the step, only a benchmark that does not
 # run to the end does. Then the watcher's benchmark, briefly (bench/watch.py

@@ -138,6 +138,20 @@ vm_releases() {
 	echo "$1"
 }
 
+# quickstart_full TOP: the quick start's replay whose second command runs
+# every suite in this CI run, "bookworm-sudo" or "trixie-root", in turn by
+# the commit's position in the history (.ci/quickstart.sh; the other runs
+# the suites unit and netns); $IB_HOOK_CI_QUICKSTART_FULL if set
+quickstart_full() {
+	local n
+	if [ -n "${IB_HOOK_CI_QUICKSTART_FULL:-}" ]; then
+		echo "$IB_HOOK_CI_QUICKSTART_FULL"
+		return
+	fi
+	n=$(git -C "$1" rev-list --count HEAD 2>/dev/null) || n=1
+	if [ $((n % 2)) = 0 ]; then echo bookworm-sudo; else echo trixie-root; fi
+}
+
 # vm_cells TOP RELEASE: the bookworm pair's extra cells this CI run boots
 # beside the pair's own checks (tests/vm/rping.sh's VM_CELLS): "fleet
 # reply" and "rails" in turn, every other bookworm landing each, so that a

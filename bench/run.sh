@@ -17,8 +17,9 @@
 #
 # --short: fewer repetitions, and no table of 1 000 000 main routes besides
 # the one of 200 000; of the rows of 200 000 copies in T(ib0), whose
-# preparations copy them again after --remove --all, 4 runs a row and one of
-# --remove --all (CI runs it so that it cannot rot: with 8 and 2, 4 minutes)
+# preparations copy them again after --remove --all (each some 15-30 s), one
+# run a row (CI runs it so that it cannot rot: with 4 runs a row some 4-6
+# minutes, with 8 and 2 more)
 set -eu
 export LC_ALL=C
 
@@ -35,7 +36,7 @@ case "${1:-}" in
 esac
 
 if [ "$short" = 1 ]; then
-	R1=60 R3=40 R4=20 R4SEED=5 BIG=200000 WARM=3 RC=4 RCR=1
+	R1=60 R3=40 R4=20 R4SEED=5 BIG=200000 WARM=3 RC=1 RCR=1
 else
 	R1=400 R3=200 R4=60 R4SEED=20 BIG=1000000 WARM=5 RC=40 RCR=5
 fi
