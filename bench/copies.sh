@@ -62,7 +62,7 @@ printf '[Match]\nName=ib*\n' >"$T/c.conf"
 # routes N: N /24 routes of main via a gateway through ib0, for ip -batch
 routes() {
 	awk -v n="$1" 'BEGIN { for (i = 0; i < n; i++)
-		printf "route add 10.%d.%d.0/24 via 172.16.0.1 dev ib0 proto static\n", int(i / 256), i % 256 }'
+		printf "route add %d.%d.%d.0/24 via 172.16.0.1 dev ib0 proto static\n", 10 + int(i / 65536), int(i / 256) % 256, i % 256 }'
 }
 # port_back: the commands that give a namespace its ib0 back, with its address
 port_back() {
