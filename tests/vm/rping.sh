@@ -61,7 +61,11 @@
 # ping -I and TCP from each address to each of the other VM's cross rails
 # only after dpkg -i, rping either way; with a default through ib0 only and
 # [Gateways] ib1=peer, rping from ib1's address across rails fails before and
-# connects after. On NetworkManager, ib-hook's journal
+# connects after; layout a's IPv6 (rails6-* checks): ping -6 -I as IPv4, but
+# rping before the package only between the ib0 ports (the other three
+# pairs time out), all 4 after, and with the rule of the server's ib1
+# address deleted rping to it fails, from either client address, also with
+# the router's uRPF lifted (rejected). On NetworkManager, ib-hook's journal
 # on both VMs has no line saying "failed" after the reconnect (issue 25);
 # on the other stacks such lines are only counted.
 # Exit 0 passed, 1 failed, 77 (SKIP: reason) when qemu cannot run here.
@@ -795,16 +799,41 @@ done
 # configuration: rping from ib1's address across rails fails before the
 # package and connects after it. One dpkg -i serves both layouts: a, b
 # before it; a, then b with the configuration written and reloaded, after.
+# Layout a has IPv6 too (issue 44, item 4): port N of VM V fd00:N:V::2/64,
+# the router fd00:N:V::1 and its default (metric 100 + N) per port, and the
+# router's strict uRPF for IPv6 (which has no rp_filter) ip6tables' rpfilter
+# match. IPv6 differs where the lookup is given a source address: bound to a
+# device it is not bound to it (the kernel sets RT6_LOOKUP_F_IFACE only
+# without a source), so a lower-metric default through another port wins,
+# and RDMA CM makes that lookup on both sides (addr6_resolve, bound to the
+# source port or to the GID's device). Before and after the package: ping -6
+# -I from each address to each of the other VM's, rping from each of the
+# client's to each of the server's; after it, the reply's route: the rule of
+# the server's ib1 address A deleted, the watcher stopped, rping from each
+# of the client's addresses to A (and from ib0's again with the router's
+# uRPF lifted), with "ip -6 route get CLIENT from A", its "fibmatch ... oif
+# ib1" and the server's ports' tx counters. Measured (Debian 12, kernel
+# 6.1, under a host load of 9 on 2 CPUs): ping -6 -I as IPv4 (only the ib0
+# pairs before, all 8 after); rping before only from the client's ib0
+# address to the server's (the other three time out: unlike IPv4, the
+# lookup takes main's default through ib0), all 4 after; the reply's route
+# broken: both lookups answer "default via fd00:0:1::1 dev ib0", rping
+# times out (the server's tx on ib0 +6 and +3, the router drops them), and
+# with the router's uRPF lifted the passive side rejects the request
+# ("RDMA_CM_EVENT_REJECTED, error 8"). The IPv6 part adds about 100 s.
 # rails_net LAYOUT: both VMs' ports as networkd configures them
 rails_net() {
-	local v n gw net defaults=2 rc=0
+	local v n gw a6 net defaults=2 rc=0
 	[ "$1" = b ] && defaults=1
 	for v in 1 2; do
 		net=""
 		for n in 0 1; do
 			gw=""
+			a6=""
 			[ "$1" = a ] || [ $n = 0 ] && gw="[Route]\nGateway=10.$n.$v.0\nMetric=$((100 + n))\n"
-			net="${net}printf '[Match]\nName=ib$n\n[Network]\nAddress=10.$n.$v.1/31\n$gw' >/etc/systemd/network/20-ib$n.network
+			[ "$1" = a ] && a6="Address=fd00:$n:$v::2/64\n" &&
+				gw="${gw}[Route]\nGateway=fd00:$n:$v::1\nMetric=$((100 + n))\n"
+			net="${net}printf '[Match]\nName=ib$n\n[Network]\nAddress=10.$n.$v.1/31\n$a6$gw' >/etc/systemd/network/20-ib$n.network
 "
 		done
 		run $v 60 "set -e
@@ -823,6 +852,19 @@ ip -4 addr; ip -4 route; exit 1" >"$work/rails-net$v" 2>&1 &
 		wait "${pids_net[v]}" || { indent <"$work/rails-net$v"; rc=1; }
 	done
 	if [ $rc = 0 ]; then pass "rails-$1-networkd-$2"; else fail "rails-$1-networkd-$2"; fi
+	[ "$1" = a ] || return 0
+	# layout a's IPv6: both defaults, both addresses past DAD (ping -I from a
+	# tentative address fails)
+	rc=0
+	for v in 1 2; do
+		run $v 40 "for i in \$(seq 1 100); do
+	[ \"\$(ip -6 route show default | grep -c via)\" = 2 ] &&
+		[ \"\$(ip -6 addr show scope global -tentative | grep -c 'inet6 fd00:')\" = 2 ] && exit 0
+	sleep 0.3
+done
+ip -6 addr; ip -6 route; exit 1" >"$work/rails6-net$v" 2>&1 || { indent <"$work/rails6-net$v"; rc=1; }
+	done
+	if [ $rc = 0 ]; then pass "rails6-a-networkd-$2"; else fail "rails6-a-networkd-$2"; fi
 }
 # rails_pairs WHEN: from each address of each VM to each of the other VM's,
 # ping -I and a TCP connection (a perl client; the other VM listens on port
@@ -850,6 +892,111 @@ done; done" >"$work/rails-$1-$v" &
 	cat "$work/rails-$1-1" "$work/rails-$1-2" >"$work/rails-$1"
 	indent <"$work/rails-$1"
 }
+# rails6_pairs WHEN: layout a's IPv6 addresses (fd00:N:V::2/64 on port N of
+# VM V), ping -6 -I from each of each VM to each of the other VM's, as
+# rails_pairs: lines "SRC DST ping6=RC tries=N" in $work/rails6-WHEN
+rails6_pairs() {
+	local v o
+	for v in 1 2; do
+		o=$((3 - v))
+		run $v 60 "for s in fd00:0:$v::2 fd00:1:$v::2; do for d in fd00:0:$o::2 fd00:1:$o::2; do
+	for w in 1 2; do
+		ping -6 -q -c 1 -W \$w -I \$s \$d >/dev/null 2>&1; p=\$?
+		[ \$p = 0 ] && break
+	done
+	echo \"\$s \$d ping6=\$p tries=\$w\"
+done; done" >"$work/rails6-$1-$v" &
+		pids_net[v]=$!
+	done
+	wait "${pids_net[1]}" "${pids_net[2]}"
+	cat "$work/rails6-$1-1" "$work/rails6-$1-2" >"$work/rails6-$1"
+	indent <"$work/rails6-$1"
+}
+# rails6_says WHEN: what rails6_pairs and rails6_rping found, one line
+rails6_says() {
+	note "rails6 a $1: ping -6 -I answered $(grep -c 'ping6=0' "$work/rails6-$1") of 8 pairs" \
+		"($(grep 'ping6=0' "$work/rails6-$1" | cut -d' ' -f1,2 | sed 's/ /->/' | paste -sd' ' -))," \
+		"rping connected $(grep -c 'rping=0' "$work/rails6-rping-$1") of 4" \
+		"($(grep 'rping=0' "$work/rails6-rping-$1" | cut -d' ' -f1,2 | sed 's/ /->/' | paste -sd' ' -))"
+}
+# the server's rping listening on IPv6 (port 7175; server_start's, on
+# 0.0.0.0:7174, goes on), started once and kept (server_start kills it)
+server6_start() {
+	run 1 20 'pgrep -f "^rping -s -P -a :: -p 7175" >/dev/null ||
+{ (setsid rping -s -P -a :: -p 7175 >/dev/null 2>&1 &); sleep 1; }
+pgrep -f "^rping -s -P -a :: -p 7175" >/dev/null'
+}
+rping6() { # rping6 SRC DST SECONDS: from the client's SRC to the server's DST
+	run 2 $(($3 + 20)) "timeout $3 stdbuf -oL rping -c -I $1 -a $2 -p 7175 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
+}
+# rails6_rping WHEN SECONDS [RETRY]: rping6 from each of the client's
+# addresses to each of the server's (RETRY: through once_more, for outcomes
+# expected to connect): lines "SRC DST rping=RC" in $work/rails6-rping-WHEN,
+# the last lines of each run printed
+rails6_rping() {
+	local s d out r
+	server6_start || fail "rails6-rping-server"
+	: >"$work/rails6-rping-$1"
+	# the active side's lookup: bound to the source's port, given the source
+	run 2 20 'for n in 0 1; do echo "ip -6 route get fibmatch fd00:1:1::2 from fd00:$n:2::2 oif ib$n: $(ip -6 route get fibmatch fd00:1:1::2 from fd00:$n:2::2 oif ib$n 2>&1 | head -n 1)"; done' | indent
+	for s in fd00:0:2::2 fd00:1:2::2; do
+		for d in fd00:0:1::2 fd00:1:1::2; do
+			if [ -n "${3:-}" ]; then
+				out=$(once_more "rails6-$1-rping-$s-$d" rping6 $s $d $2)
+			else
+				out=$(rping6 $s $d $2)
+			fi
+			r=$?
+			echo "$s $d rping=$r" >>"$work/rails6-rping-$1"
+			printf '%s\n' "$out" | grep -v '^ping data' | tail -n 2 | sed "s/^/$s -> $d: /" | indent
+		done
+	done
+	indent <"$work/rails6-rping-$1"
+}
+# rails6_reply: the reply's route on IPv6 rails (tests/vm/reply.sh's case
+# for IPv4 in one subnet): on the server, the watcher stopped and the rule
+# of ib1's address A deleted, so that main's default through ib0 (metric
+# 100) is the way back; rping from each of the client's addresses to A,
+# the server's lookups and its ports' packet counters printed; then the
+# watcher started again (it adds the rule back)
+rails6_reply() {
+	local s t a=fd00:1:1::2 r
+	note "IPv6 reply's route: the rule of the server's ib1 ($a) deleted, the watcher stopped"
+	server6_start || fail "rails6-reply-rping-server"
+	run 1 20 "systemctl stop ib-hook.service
+while ip -6 rule del from $a 2>/dev/null; do :; done
+ip -6 rule show" | indent
+	# the third: from ib0's address again, the router's IPv6 uRPF lifted
+	for t in from-ib0 from-ib1 from-ib0-urpf-off; do
+		s=fd00:0:2::2
+		[ $t = from-ib1 ] && s=fd00:1:2::2
+		if [ $t = from-ib0-urpf-off ]; then
+			ip netns exec "$ns" ip6tables -t raw -D PREROUTING -m rpfilter --invert -j DROP
+			note "the router's IPv6 uRPF lifted"
+		fi
+		run 1 20 "ip neigh flush dev ib0; ip neigh flush dev ib1
+echo \"ip -6 route get $s from $a: \$(ip -6 route get $s from $a 2>&1 | head -n 1)\"
+echo \"ip -6 route get fibmatch $s from $a oif ib1: \$(ip -6 route get fibmatch $s from $a oif ib1 2>&1 | head -n 1)\"
+echo \"tx before: ib0 \$(cat /sys/class/net/ib0/statistics/tx_packets) ib1 \$(cat /sys/class/net/ib1/statistics/tx_packets)\"" >"$work/rails6-reply-$t"
+		rping6 $s $a 10 >>"$work/rails6-reply-$t"
+		r=$?
+		run 1 20 "echo \"tx after: ib0 \$(cat /sys/class/net/ib0/statistics/tx_packets) ib1 \$(cat /sys/class/net/ib1/statistics/tx_packets)\"" >>"$work/rails6-reply-$t"
+		echo "rping=$r" >>"$work/rails6-reply-$t"
+		# the server's lookups answer main's default through ib0, bound or not
+		# (what step 2 reads as no bound route), and rping fails
+		if [ $r != 0 ] &&
+			grep -q "^ip -6 route get $s from $a: .* dev ib0 " "$work/rails6-reply-$t" &&
+			grep -q "^ip -6 route get fibmatch .*: default via fd00:0:1::1 dev ib0 " "$work/rails6-reply-$t"; then
+			pass "rails6-reply-$t-fails"
+		else
+			fail "rails6-reply-$t-fails (rping exit $r)"
+		fi
+		grep -v '^ping data: rdma-ping-1' "$work/rails6-reply-$t" | indent
+	done
+	ip netns exec "$ns" ip6tables -t raw -A PREROUTING -m rpfilter --invert -j DROP
+	run 1 20 "systemctl start ib-hook.service" | indent
+	settled 1 >"$work/rails6-reply-status" || { fail "rails6-reply-rule-back-status"; indent <"$work/rails6-reply-status"; }
+}
 rping_ib1() { # rping_ib1 SECONDS: from the client's ib1 address to the server's ib0 address
 	server_start || fail "rails-rping-server"
 	run 2 40 "timeout $1 stdbuf -oL rping -c -I 10.1.2.1 -a 10.0.1.1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
@@ -862,9 +1009,17 @@ if cell rails; then
 	ip -n "$ns" link set tap22 master br1
 	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=1 \
 		net.ipv4.conf.br0.rp_filter=1 net.ipv4.conf.br1.rp_filter=1
+	# IPv6 has no rp_filter: the router's strict uRPF for it is ip6tables'
+	# rpfilter match (the source's route must leave through the bridge the
+	# packet came in on)
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1
+	ip netns exec "$ns" ip6tables -t raw -A PREROUTING -m rpfilter --invert -j DROP ||
+		fail "rails6-urpf (ip6tables' rpfilter match)"
 	for v in 1 2; do
 		ip -n "$ns" addr add "10.0.$v.0/31" dev br0
 		ip -n "$ns" addr add "10.1.$v.0/31" dev br1
+		ip -n "$ns" addr add "fd00:0:$v::1/64" dev br0 nodad
+		ip -n "$ns" addr add "fd00:1:$v::1/64" dev br1 nodad
 		run $v 20 "pkill -f ci-rails-listen; (setsid perl -MIO::Socket::INET -e '\$0 = \"ci-rails-listen\"; \$s = IO::Socket::INET->new(LocalPort => 7200, Listen => 16, ReuseAddr => 1) or die; while (\$c = \$s->accept) { print \$c \"ok\\n\"; close \$c }' >/dev/null 2>&1 &); sleep 0.5; pgrep -f ci-rails-listen >/dev/null" ||
 			fail "rails-listen-vm$v"
 	done
@@ -880,6 +1035,25 @@ if cell rails; then
 		fail "rails-a-before-ping-tcp-only-ib0-ib0"
 	fi
 	both "rails a before" rails-a-before 10.0.1.1 10.1.1.1
+	rails6_pairs before
+	# as IPv4: only the pairs between the two ib0 ports (main's lower metric)
+	if [ "$(grep -c 'ping6=0' "$work/rails6-before")" = 2 ] &&
+		[ "$(grep -c '^fd00:0:[12]::2 fd00:0:[12]::2 ping6=0 ' "$work/rails6-before")" = 2 ] &&
+		[ "$(grep -c 'ping6=1' "$work/rails6-before")" = 6 ]; then
+		pass "rails6-a-before-ping-only-ib0-ib0"
+	else
+		fail "rails6-a-before-ping-only-ib0-ib0"
+	fi
+	rails6_rping before 10
+	rails6_says before
+	# unlike IPv4, RDMA CM's lookup given the source takes main's default
+	# through ib0 too: only ib0 to ib0 connects, the other three time out
+	if grep -qx 'fd00:0:2::2 fd00:0:1::2 rping=0' "$work/rails6-rping-before" &&
+		[ "$(grep -c 'rping=0' "$work/rails6-rping-before")" = 1 ]; then
+		pass "rails6-a-before-rping-only-ib0-ib0"
+	else
+		fail "rails6-a-before-rping-only-ib0-ib0"
+	fi
 
 	rails_net b before
 	if out=$(rping_ib1 10); then
@@ -908,6 +1082,20 @@ if cell rails; then
 		fail "rails-a-after-ping-tcp-all-8"
 	fi
 	both "rails a after" rails-a-after 10.0.1.1 10.1.1.1
+	rails6_pairs after
+	if [ "$(grep -c 'ping6=0' "$work/rails6-after")" = 8 ]; then
+		pass "rails6-a-after-ping-all-8"
+	else
+		fail "rails6-a-after-ping-all-8"
+	fi
+	rails6_rping after 20 retry
+	rails6_says after
+	if [ "$(grep -c 'rping=0' "$work/rails6-rping-after")" = 4 ]; then
+		pass "rails6-a-after-rping-all-4"
+	else
+		fail "rails6-a-after-rping-all-4"
+	fi
+	rails6_reply
 
 	rails_net b after
 	for v in 1 2; do
