@@ -190,13 +190,15 @@ trap on_signal INT TERM
 ) </dev/null >/dev/null 2>&1 3>&- &
 watchdog=$!
 
-# VM_CELLS: the bookworm pair's extra cells to run, of "fleet reply rails"
-# (all three when unset; CI runs some in turn: .ci/lib.sh's vm_cells)
-CELLS=" ${VM_CELLS-fleet reply rails} "
+# VM_CELLS: the bookworm pair's extra cells to run, of "fleet reply rails
+# rails6" (all four when unset; CI runs some in turn: .ci/lib.sh's vm_cells;
+# rails6, layout a's IPv6 within the rails cell, some 100 s more, only by
+# hand so far: measured once on 2026-12-07, not yet run 20 times under load)
+CELLS=" ${VM_CELLS-fleet reply rails rails6} "
 cell() { # cell NAME: NAME runs in this pair
 	[ "$RELEASE" = bookworm ] && case $CELLS in *" $1 "*) true ;; *) false ;; esac
 }
-note "cells: $([ "$RELEASE" = bookworm ] && echo "${VM_CELLS-fleet reply rails}" || echo "none (the bookworm pair has them)")"
+note "cells: $([ "$RELEASE" = bookworm ] && echo "${VM_CELLS-fleet reply rails rails6}" || echo "none (the bookworm pair has them)")"
 
 # SCALE: every wait of the test for the guests (run's bound, and the guest's
 # own polling loops) times 1 + the host's load per CPU when the test starts,
@@ -385,8 +387,19 @@ server_start() {
 
 # rping_to ADDR [SECONDS]: one RDMA CM connection from the client, 3 pings,
 # 20 s at most (one that connects takes 1-2 s under TCG)
+# teardown_ok FILE: the guest's shell after "rc=$?" of an rping client
+# whose output is in FILE: an rping that exchanged its 3 pings and got the
+# server's disconnect has connected, whatever its exit status says (rping's
+# own teardown races now and then: "rdma_get_cm_event: Bad file
+# descriptor", exit 255, after the pings; seen once in the loopback check,
+# 2026-12-07); said on the output
+teardown_ok() {
+	echo "if [ \$rc != 0 ] && [ \$(grep -c '^ping data: rdma-ping-' $1) -ge 3 ] && grep -q '^client DISCONNECT EVENT' $1; then echo \"exit \$rc after its 3 pings and the disconnect: rping's teardown, counted as connected\"; rc=0; fi"
+}
 rping_to() {
-	run 2 40 "timeout ${2:-20} stdbuf -oL rping -c -a $1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
+	run 2 40 "timeout ${2:-20} stdbuf -oL rping -c -a $1 -C 3 -v >/tmp/rping-to 2>&1; rc=\$?; cat /tmp/rping-to
+$(teardown_ok /tmp/rping-to)
+echo \"exit \$rc\"; exit \$rc"
 }
 
 transcript() { # transcript ADDR OUTPUT: as a person at the client would see it
@@ -748,7 +761,9 @@ sysctl net.ipv4.conf.all.arp_filter net.ipv4.conf.all.accept_local net.ipv4.conf
 pkill -x rping; sleep 0.5
 (setsid rping -s -P -a 172.16.34.2 -p 7175 >/dev/null 2>&1 &); sleep 1
 timeout 15 stdbuf -oL rping -c -I 172.16.34.1 -a 172.16.34.2 -p 7175 -C 3 -v >/tmp/loop 2>&1; rc=\$?
-grep -v '^ping data: rdma-ping-1' /tmp/loop; echo \"exit \$rc\"
+grep -v '^ping data: rdma-ping-1' /tmp/loop
+$(teardown_ok /tmp/loop)
+echo \"exit \$rc\"
 ip neigh show 172.16.34.2
 pkill -x rping; exit \$rc"
 }
@@ -831,7 +846,7 @@ rails_net() {
 			gw=""
 			a6=""
 			[ "$1" = a ] || [ $n = 0 ] && gw="[Route]\nGateway=10.$n.$v.0\nMetric=$((100 + n))\n"
-			[ "$1" = a ] && a6="Address=fd00:$n:$v::2/64\n" &&
+			[ "$1" = a ] && cell rails6 && a6="Address=fd00:$n:$v::2/64\n" &&
 				gw="${gw}[Route]\nGateway=fd00:$n:$v::1\nMetric=$((100 + n))\n"
 			net="${net}printf '[Match]\nName=ib$n\n[Network]\nAddress=10.$n.$v.1/31\n$a6$gw' >/etc/systemd/network/20-ib$n.network
 "
@@ -852,7 +867,7 @@ ip -4 addr; ip -4 route; exit 1" >"$work/rails-net$v" 2>&1 &
 		wait "${pids_net[v]}" || { indent <"$work/rails-net$v"; rc=1; }
 	done
 	if [ $rc = 0 ]; then pass "rails-$1-networkd-$2"; else fail "rails-$1-networkd-$2"; fi
-	[ "$1" = a ] || return 0
+	[ "$1" = a ] && cell rails6 || return 0
 	# layout a's IPv6: both defaults, both addresses past DAD (ping -I from a
 	# tentative address fails)
 	rc=0
@@ -1012,14 +1027,18 @@ if cell rails; then
 	# IPv6 has no rp_filter: the router's strict uRPF for it is ip6tables'
 	# rpfilter match (the source's route must leave through the bridge the
 	# packet came in on)
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1
-	ip netns exec "$ns" ip6tables -t raw -A PREROUTING -m rpfilter --invert -j DROP ||
-		fail "rails6-urpf (ip6tables' rpfilter match)"
+	if cell rails6; then
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.forwarding=1
+		ip netns exec "$ns" ip6tables -t raw -A PREROUTING -m rpfilter --invert -j DROP ||
+			fail "rails6-urpf (ip6tables' rpfilter match)"
+	fi
 	for v in 1 2; do
 		ip -n "$ns" addr add "10.0.$v.0/31" dev br0
 		ip -n "$ns" addr add "10.1.$v.0/31" dev br1
-		ip -n "$ns" addr add "fd00:0:$v::1/64" dev br0 nodad
-		ip -n "$ns" addr add "fd00:1:$v::1/64" dev br1 nodad
+		if cell rails6; then
+			ip -n "$ns" addr add "fd00:0:$v::1/64" dev br0 nodad
+			ip -n "$ns" addr add "fd00:1:$v::1/64" dev br1 nodad
+		fi
 		run $v 20 "pkill -f ci-rails-listen; (setsid perl -MIO::Socket::INET -e '\$0 = \"ci-rails-listen\"; \$s = IO::Socket::INET->new(LocalPort => 7200, Listen => 16, ReuseAddr => 1) or die; while (\$c = \$s->accept) { print \$c \"ok\\n\"; close \$c }' >/dev/null 2>&1 &); sleep 0.5; pgrep -f ci-rails-listen >/dev/null" ||
 			fail "rails-listen-vm$v"
 	done
@@ -1035,24 +1054,26 @@ if cell rails; then
 		fail "rails-a-before-ping-tcp-only-ib0-ib0"
 	fi
 	both "rails a before" rails-a-before 10.0.1.1 10.1.1.1
-	rails6_pairs before
-	# as IPv4: only the pairs between the two ib0 ports (main's lower metric)
-	if [ "$(grep -c 'ping6=0' "$work/rails6-before")" = 2 ] &&
-		[ "$(grep -c '^fd00:0:[12]::2 fd00:0:[12]::2 ping6=0 ' "$work/rails6-before")" = 2 ] &&
-		[ "$(grep -c 'ping6=1' "$work/rails6-before")" = 6 ]; then
-		pass "rails6-a-before-ping-only-ib0-ib0"
-	else
-		fail "rails6-a-before-ping-only-ib0-ib0"
-	fi
-	rails6_rping before 10
-	rails6_says before
-	# unlike IPv4, RDMA CM's lookup given the source takes main's default
-	# through ib0 too: only ib0 to ib0 connects, the other three time out
-	if grep -qx 'fd00:0:2::2 fd00:0:1::2 rping=0' "$work/rails6-rping-before" &&
-		[ "$(grep -c 'rping=0' "$work/rails6-rping-before")" = 1 ]; then
-		pass "rails6-a-before-rping-only-ib0-ib0"
-	else
-		fail "rails6-a-before-rping-only-ib0-ib0"
+	if cell rails6; then
+		rails6_pairs before
+		# as IPv4: only the pairs between the two ib0 ports (main's lower metric)
+		if [ "$(grep -c 'ping6=0' "$work/rails6-before")" = 2 ] &&
+			[ "$(grep -c '^fd00:0:[12]::2 fd00:0:[12]::2 ping6=0 ' "$work/rails6-before")" = 2 ] &&
+			[ "$(grep -c 'ping6=1' "$work/rails6-before")" = 6 ]; then
+			pass "rails6-a-before-ping-only-ib0-ib0"
+		else
+			fail "rails6-a-before-ping-only-ib0-ib0"
+		fi
+		rails6_rping before 10
+		rails6_says before
+		# unlike IPv4, RDMA CM's lookup given the source takes main's default
+		# through ib0 too: only ib0 to ib0 connects, the other three time out
+		if grep -qx 'fd00:0:2::2 fd00:0:1::2 rping=0' "$work/rails6-rping-before" &&
+			[ "$(grep -c 'rping=0' "$work/rails6-rping-before")" = 1 ]; then
+			pass "rails6-a-before-rping-only-ib0-ib0"
+		else
+			fail "rails6-a-before-rping-only-ib0-ib0"
+		fi
 	fi
 
 	rails_net b before
@@ -1082,20 +1103,22 @@ if cell rails; then
 		fail "rails-a-after-ping-tcp-all-8"
 	fi
 	both "rails a after" rails-a-after 10.0.1.1 10.1.1.1
-	rails6_pairs after
-	if [ "$(grep -c 'ping6=0' "$work/rails6-after")" = 8 ]; then
-		pass "rails6-a-after-ping-all-8"
-	else
-		fail "rails6-a-after-ping-all-8"
+	if cell rails6; then
+		rails6_pairs after
+		if [ "$(grep -c 'ping6=0' "$work/rails6-after")" = 8 ]; then
+			pass "rails6-a-after-ping-all-8"
+		else
+			fail "rails6-a-after-ping-all-8"
+		fi
+		rails6_rping after 20 retry
+		rails6_says after
+		if [ "$(grep -c 'rping=0' "$work/rails6-rping-after")" = 4 ]; then
+			pass "rails6-a-after-rping-all-4"
+		else
+			fail "rails6-a-after-rping-all-4"
+		fi
+		rails6_reply
 	fi
-	rails6_rping after 20 retry
-	rails6_says after
-	if [ "$(grep -c 'rping=0' "$work/rails6-rping-after")" = 4 ]; then
-		pass "rails6-a-after-rping-all-4"
-	else
-		fail "rails6-a-after-rping-all-4"
-	fi
-	rails6_reply
 
 	rails_net b after
 	for v in 1 2; do
