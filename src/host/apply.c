@@ -280,9 +280,8 @@ static enum ibh_result execute_plan(struct ibh_apply *a, struct ibh_pending *v, 
 	enum ibh_result res = IBH_OK;
 	bool changed = false;
 	char line[256], why[320];
-	int r;
-
 	size_t stoppable = stoppable_from(p);
+	int r;
 
 	plan_forgotten(p, &forgotten);
 	for (size_t i = 0; i < p->n_ops; i++) {

@@ -583,35 +583,41 @@ cleanup:
 }
 
 /*
- * main's route for prefix through oif, if it is there: one lookup, not a
- * dump of main, unless a rule may hide it (lookup_hides_main)
+ * main's answer to a lookup of probe through oif (0: any link): one lookup,
+ * not a dump of main, unless a rule may hide main (lookup_hides_main). 1
+ * with *rt, 0 when main answers nothing the lookup reaches, or < 0.
  */
+static int main_answer(struct ibh_view *v, const struct ibh_ip *probe, int oif,
+		       struct ibh_route *rt)
+{
+	bool hidden;
+	int r = kernel->fib_match(v->k, probe, oif, rt);
+
+	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV)
+		return r;
+	if (r >= 0 && rt->table == RT_TABLE_MAIN)
+		return 1;
+	r = lookup_hides_main(v, r, rt, probe->family, &hidden);
+	if (r < 0 || !hidden)
+		return r;
+	r = main_lookup(v, probe, oif, rt);
+	if (r == -ENOENT || r == -ENODEV)
+		return 0;
+	return r < 0 ? r : 1;
+}
+
+/* main's route for prefix through oif, if it is there */
 int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct ibh_ip *prefix,
 		       int oif)
 {
 	struct ibh_route rt;
 	struct ibh_ip probe;
-	bool hidden;
 	int r;
 
 	probe_address(o, prefix, &probe);
-	r = kernel->fib_match(v->k, &probe, oif, &rt);
-	if (r < 0 && r != -ENOENT && r != -ENETDOWN && r != -ENODEV)
+	r = main_answer(v, &probe, oif, &rt);
+	if (r <= 0 || rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
 		return r;
-	if (r < 0 || rt.table != RT_TABLE_MAIN) {
-		r = lookup_hides_main(v, r, &rt, prefix->family, &hidden);
-		if (r < 0)
-			return r;
-		if (!hidden)
-			return 0;
-		r = main_lookup(v, &probe, oif, &rt);
-		if (r == -ENOENT || r == -ENODEV)
-			return 0;
-		if (r < 0)
-			return r;
-	}
-	if (rt.table != RT_TABLE_MAIN || !ip_equal(&rt.dst, prefix) || rt.oif != oif)
-		return 0;
 	return push_route(&o->main_routes, &o->n_main_routes, &o->cap_main_routes, &rt);
 }
 
@@ -626,28 +632,12 @@ int observe_main_reaches(struct ibh_view *v, const struct ibh_observed *o,
 {
 	struct ibh_route rt;
 	struct ibh_ip probe;
-	bool hidden;
 	int r;
 
-	*ret = false;
 	probe_address(o, prefix, &probe);
-	r = kernel->fib_match(v->k, &probe, 0, &rt);
-	if (r < 0 && r != -ENOENT && r != -ENETUNREACH && r != -EHOSTUNREACH)
-		return r;
-	if (r >= 0 && rt.table == RT_TABLE_MAIN) {
-		*ret = rt.dst.len >= prefix->len;
-		return 0;
-	}
-	r = lookup_hides_main(v, r < 0 ? r : 0, &rt, prefix->family, &hidden);
-	if (r < 0 || !hidden)
-		return r;
-	r = main_lookup(v, &probe, 0, &rt);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	*ret = rt.dst.len >= prefix->len;
-	return 0;
+	r = main_answer(v, &probe, 0, &rt);
+	*ret = r > 0 && rt.dst.len >= prefix->len;
+	return r < 0 ? r : 0;
 }
 
 int observe_rules(struct ibh_view *v, struct ibh_observed *o)

@@ -1012,6 +1012,13 @@ echo \"tx before: ib0 \$(cat /sys/class/net/ib0/statistics/tx_packets) ib1 \$(ca
 	run 1 20 "systemctl start ib-hook.service" | indent
 	settled 1 >"$work/rails6-reply-status" || { fail "rails6-reply-rule-back-status"; indent <"$work/rails6-reply-status"; }
 }
+# only_ib0_ib0 FILE OK FAILED IB0: of the 8 pairs in FILE (lines "SRC DST
+# RESULTS"), the 2 between the ib0 ports (addresses matching IB0) show OK,
+# the other 6 FAILED
+only_ib0_ib0() {
+	[ "$(grep -c "$2" "$1")" = 2 ] && [ "$(grep -c "^$4 $4 $2 " "$1")" = 2 ] &&
+		[ "$(grep -c "$3" "$1")" = 6 ]
+}
 rping_ib1() { # rping_ib1 SECONDS: from the client's ib1 address to the server's ib0 address
 	server_start || fail "rails-rping-server"
 	run 2 40 "timeout $1 stdbuf -oL rping -c -I 10.1.2.1 -a 10.0.1.1 -C 3 -v; rc=\$?; echo \"exit \$rc\"; exit \$rc"
@@ -1046,9 +1053,7 @@ if cell rails; then
 	rails_net a before
 	rails_pairs before
 	# only the pairs between the two ib0 ports pass (their way back is main's)
-	if [ "$(grep -c 'ping=0 tcp=0' "$work/rails-before")" = 2 ] &&
-		[ "$(grep -c '^10\.0\.[12]\.1 10\.0\.[12]\.1 ping=0 tcp=0 ' "$work/rails-before")" = 2 ] &&
-		[ "$(grep -c 'ping=1 tcp=1' "$work/rails-before")" = 6 ]; then
+	if only_ib0_ib0 "$work/rails-before" 'ping=0 tcp=0' 'ping=1 tcp=1' '10\.0\.[12]\.1'; then
 		pass "rails-a-before-ping-tcp-only-ib0-ib0"
 	else
 		fail "rails-a-before-ping-tcp-only-ib0-ib0"
@@ -1057,9 +1062,7 @@ if cell rails; then
 	if cell rails6; then
 		rails6_pairs before
 		# as IPv4: only the pairs between the two ib0 ports (main's lower metric)
-		if [ "$(grep -c 'ping6=0' "$work/rails6-before")" = 2 ] &&
-			[ "$(grep -c '^fd00:0:[12]::2 fd00:0:[12]::2 ping6=0 ' "$work/rails6-before")" = 2 ] &&
-			[ "$(grep -c 'ping6=1' "$work/rails6-before")" = 6 ]; then
+		if only_ib0_ib0 "$work/rails6-before" 'ping6=0' 'ping6=1' 'fd00:0:[12]::2'; then
 			pass "rails6-a-before-ping-only-ib0-ib0"
 		else
 			fail "rails6-a-before-ping-only-ib0-ib0"
