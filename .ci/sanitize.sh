@@ -5,7 +5,8 @@
 #
 # 1. A build with -Db_sanitize=address,undefined (UB is fatal:
 #    -fno-sanitize-recover=all) runs every meson suite of the tree (unit,
-#    netns, hooks, fault, random, watch, demo...) in one meson run; a suite
+#    netns, hooks, fault, random, watch, rails, fleet, cni, demo...) in one
+#    meson run, but for the replays that only take longer (below); a suite
 #    in which a test failed or none passed fails, a skipped test says SKIP. Every sanitizer report is fatal and also lands in a
 #    report directory that must stay empty: the sanitizer options are linked
 #    into the binaries too, because the tests run ib-hook as dispatchers do,
@@ -125,8 +126,24 @@ fi
 # longer leaves the second core idle until it ends; the verdict is still
 # one per suite, from meson's testlog.json.
 # Two tests a CPU, as tests/run runs them: most of a test's time is waiting.
-MESON_TESTTHREADS=${MESON_TESTTHREADS:-$((2 * $(nproc 2>/dev/null || echo 1)))} \
-	meson test -C "$san" --print-errorlogs --timeout-multiplier 3 >"$tmp/test.log" 2>&1
+# The waits of a test for a condition are scaled as tests/run scales them
+# (the load the run makes), once more for the sanitizers' own cost.
+cpus=$(nproc 2>/dev/null || echo 1)
+export MESON_TESTTHREADS=${MESON_TESTTHREADS:-$((2 * cpus))}
+export IB_HOOK_TEST_SCALE=${IB_HOOK_TEST_SCALE:-$((2 + MESON_TESTTHREADS / cpus))}
+# What the sanitizers add is the memory and UB checks of the code each test
+# runs; a replay of the same code that only takes longer is left to the plain
+# run of the quick start: the regression seeds of the random suite (replays
+# of fixed sequences; the fresh-seed tests stay) and rails-routed's second
+# and third layouts (the same runs over other routes of main, some four
+# minutes of pings that must time out).
+export RAILS_LAYOUTS=${RAILS_LAYOUTS:-defaults}
+tests=$(meson introspect --tests "$san" | python3 -c '
+import json, sys
+print("\n".join(t["name"] for t in json.load(sys.stdin) if "IB_HOOK_SEED" not in t["env"]))')
+echo "# under the sanitizers: $(echo "$tests" | wc -l) tests (not the random suite's regression seeds), rails layouts: $RAILS_LAYOUTS, waits times $IB_HOOK_TEST_SCALE"
+# shellcheck disable=SC2086 # one test name a word
+meson test -C "$san" --print-errorlogs --timeout-multiplier 3 $tests >"$tmp/test.log" 2>&1
 # "SUITE RESULT NAME" per test
 # (meson 1.0 names a test "PROJECT:SUITE[+SUITE] / NAME" and has no "suite")
 python3 -c '
