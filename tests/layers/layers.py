@@ -27,7 +27,7 @@ FOLDERS = ["base", "kernel", "host", "fleet", "cni", ""]  # "": src/ itself, the
 LAYERS = [
     ("base", "values", ["ip", "array", "log", "lock", "json"]),
     ("kernel", "messages", ["kernel-abi", "attr"]),
-    ("kernel", "kernel objects", ["rule", "route", "route-index", "link", "main-index"]),
+    ("kernel", "kernel objects", ["rule", "route", "route-index", "link", "main-index", "gid"]),
     ("kernel", "the seam", ["kernel", "netlink", "sysctl", "kernel-linux", "cm", "uevent"]),
     ("host", "input", ["model", "hookenv", "config", "record"]),
     ("host", "kinds", ["op", "select"]),
