@@ -33,7 +33,7 @@ LAYERS = [
     ("host", "kinds", ["op", "select"]),
     ("host", "planning", ["plan"]),
     ("host", "output", ["report"]),
-    ("host", "a run", ["observe", "snapshot", "apply", "check"]),
+    ("host", "a run", ["observe", "snapshot", "apply", "check", "jobenv"]),
     ("host", "orchestration", ["engine"]),
     ("host", "the watcher", ["watch"]),
     ("fleet", "route classes", ["classes"]),

@@ -6,7 +6,7 @@
 # here has rdma_rxe: ib-hook-test (tests/seam.c) makes ib1 the netdev of
 # mlx5_1 port 1 and reads that port's sysfs from a fixture whose GID table
 # holds ib1's real addresses (a slot emptied is what the kernel does when an
-# address goes).
+# address goes). --job-env, sourced as written, exports that port and index.
 . "$(dirname "$0")/common.sh"
 t_require python3
 IB_HOOK=${IB_HOOK_TEST:-$(dirname "$IB_HOOK")/../tests/ib-hook-test}
@@ -77,6 +77,24 @@ expect_rc "--check: every address ok" 0 rdma --check --iface ib1
 check "  ib1 172.16.34.2 says its GID" line "mlx5_1 port 1 ACTIVE, Ethernet, gid 3 RoCE v2"
 check "  ib1 2001:db8:34::2 says its GID" line "mlx5_1 port 1 ACTIVE, Ethernet, gid 6 RoCE v2"
 
+# job_env VAR...: the variables as a shell that sources --job-env has them
+job_env() {
+	bash -c '. "$1"; shift; for v; do printf "%s=%s;" "$v" "${!v-unset}"; done' job "$T_DIR/out" "$@"
+}
+VARS=(NCCL_IB_HCA NCCL_IB_GID_INDEX UCX_IB_GID_INDEX NCCL_SOCKET_IFNAME UCX_NET_DEVICES)
+expect_rc "--job-env" 0 rdma --job-env
+expect_eq "  sourced: ib1's port, its GID index" "NCCL_IB_HCA==mlx5_1:1;NCCL_IB_GID_INDEX=3;UCX_IB_GID_INDEX=3;NCCL_SOCKET_IFNAME==ib1;UCX_NET_DEVICES=mlx5_1:1;" "$(job_env "${VARS[@]}")"
+check "  lists the port" line "# ib1 mlx5_1:1 Ethernet ACTIVE, RoCE v2 GID 3"
+expect_rc "--job-env --json" 0 rdma --job-env --json
+check "  is valid" valid job-env <"$T_DIR/out"
+expect_eq "  its index and env" "3 {'NCCL_IB_HCA': '=mlx5_1:1', 'NCCL_IB_GID_INDEX': '3', 'UCX_IB_GID_INDEX': '3', 'NCCL_SOCKET_IFNAME': '=ib1', 'UCX_NET_DEVICES': 'mlx5_1:1'}" "$(python3 -c 'import json, sys
+d = json.load(sys.stdin)
+print(d["gid_index"], d["env"])' <"$T_DIR/out")"
+expect_rc "--job-env --iface ib0 (no RDMA port): nothing to export" 1 rdma --job-env --iface ib0
+expect_eq "  says so" "# ib-hook --job-env: 0 managed RDMA port(s): nothing to export" "$(cat "$T_DIR/out")"
+expect_rc "--job-env --iface nope" 2 rdma --job-env --iface nope
+expect_rc "--job-env PEER: a usage error" 2 rdma --job-env 172.16.0.1
+
 # the IPv4 address's RoCE v2 entry goes, its v1 twin stays
 slot 3 -
 expect_rc "RoCE v1 only: --status still 0 (routing is as apply leaves it)" 0 rdma --status
@@ -91,6 +109,9 @@ expect_rc "  --check --json: exit 1" 1 rdma --check --iface ib1 --json
 check "  is valid" valid check <"$T_DIR/out"
 expect_eq "  its verdicts" "[('172.16.34.2', 'no-roce-v2', 2, 'RoCE v1'), ('2001:db8:34::2', 'ok', 6, 'RoCE v2')]" "$(python3 -c 'import json, sys
 print([(c["address"], c["verdict"], c["rdma"]["gid_index"], c["rdma"]["gid_type"]) for c in json.load(sys.stdin)["checks"]])' <"$T_DIR/out")"
+expect_rc "  --job-env" 0 rdma --job-env
+expect_eq "  sourced: the port, no GID index" "NCCL_IB_HCA==mlx5_1:1;NCCL_IB_GID_INDEX=unset;UCX_IB_GID_INDEX=unset;" "$(job_env NCCL_IB_HCA NCCL_IB_GID_INDEX UCX_IB_GID_INDEX)"
+check "  says why" line "# NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX not set: no one RoCE v2 GID index fits every port: mlx5_1:1 none"
 
 # no entry at all for either address: the MAC's link-local twins only
 slot 2 -
