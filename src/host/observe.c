@@ -622,12 +622,6 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 }
 
 /*
- * Does a socket bound to no address reach prefix through main: its lookup
- * (no source, no device) ends in main at a route at least as specific as
- * prefix. Under MainRoute=delete with every port in one subnet, each port's
- * prefix route is its duplicate, and once all are deleted main has none.
- */
-/*
  * The GID table of the link's RoCE port, read for the managed addresses
  * only, each up to its entry: a sysfs file per slot (the RDMA netlink has no
  * dump of the table)
@@ -650,6 +644,12 @@ static void observe_gids(const struct ibh_config *c, struct ibh_observed *o)
 	}
 }
 
+/*
+ * Does a socket bound to no address reach prefix through main: its lookup
+ * (no source, no device) ends in main at a route at least as specific as
+ * prefix. Under MainRoute=delete with every port in one subnet, each port's
+ * prefix route is its duplicate, and once all are deleted main has none.
+ */
 int observe_main_reaches(struct ibh_view *v, const struct ibh_observed *o,
 			 const struct ibh_ip *prefix, bool *ret)
 {
