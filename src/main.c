@@ -21,6 +21,7 @@
 #include "engine.h"
 #include "hookenv.h"
 #include "inventory.h"
+#include "jobenv.h"
 #include "join.h"
 #include "lock.h"
 #include "log.h"
@@ -49,6 +50,8 @@ static void help(FILE *f)
 		"      --fleet FILE   with --check: every address of every other host in FILE,\n"
 		"                     the joined --inventory of a fleet (- for stdin)\n"
 		"      --inventory    this host's ports as JSON, for the fleet view\n"
+		"      --job-env      the environment a job's NCCL and UCX need on this host's\n"
+		"                     RDMA ports, as export lines (or --json); read-only\n"
 		"      --join [ANSWER...]\n"
 		"                     with --fleet: the hosts' --check --fleet --json answers\n"
 		"                     (files, else stdin) into the matrix of port pairs\n"
@@ -81,7 +84,7 @@ struct cli {
 	struct ibh_request req;
 	const char *ifaces[MAX_IFACES];
 	size_t n_ifaces;
-	bool all, watch, check;
+	bool all, watch, check, job_env;
 	/* the fleet view: --inventory, --check --fleet FILE, --join */
 	bool inventory, join, html, all_pairs;
 	const char *host;
@@ -133,7 +136,7 @@ static bool fleet_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 {
 	int steps = cli->inventory + cli->join + (cli->check && cli->fleet);
 
-	if (steps != 1 || cli->all || cli->n_ifaces || cli->watch ||
+	if (steps != 1 || cli->all || cli->n_ifaces || cli->watch || cli->job_env ||
 	    cli->req.mode != IBH_MODE_CHANGE || cli->req.action != IBH_ACTION_APPLY)
 		return stop(exit_code, usage_error("the fleet view is one of --inventory, "
 						   "--check --fleet FILE and --join --fleet FILE",
@@ -166,7 +169,8 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 		{ "help", no_argument, NULL, 'h' },        { "inventory", no_argument, NULL, 'N' },
 		{ "fleet", required_argument, NULL, 'F' }, { "join", no_argument, NULL, 'J' },
 		{ "html", no_argument, NULL, 'H' },        { "all-pairs", no_argument, NULL, 'P' },
-		{ "host", required_argument, NULL, 'O' },  {},
+		{ "host", required_argument, NULL, 'O' },  { "job-env", no_argument, NULL, 'E' },
+		{},
 	};
 	/* clang-format on */
 	struct ibh_request *req = &cli->req;
@@ -206,6 +210,9 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 			break;
 		case 'P':
 			cli->all_pairs = true;
+			break;
+		case 'E':
+			cli->job_env = true;
 			break;
 		case 'O':
 			cli->host = optarg;
@@ -255,8 +262,18 @@ static bool parse_args(int argc, char *argv[], struct cli *cli, int *exit_code)
 	}
 	if (cli->inventory || cli->join || cli->html || cli->fleet || cli->all_pairs || cli->host)
 		return fleet_args(argc, argv, cli, exit_code);
+	if (cli->check && cli->job_env)
+		return stop(exit_code,
+			    usage_error("--check and --job-env exclude each other", NULL));
 	if (cli->check)
 		return check_args(argc, argv, cli, exit_code);
+	if (cli->job_env && (optind < argc || cli->all || cli->watch ||
+			     req->mode != IBH_MODE_CHANGE || req->action != IBH_ACTION_APPLY))
+		return stop(exit_code,
+			    usage_error("--job-env takes only --iface, --json and --config",
+					optind < argc ? argv[optind] : NULL));
+	if (cli->job_env)
+		return true;
 	/* INTERFACE ACTION: NetworkManager's dispatcher calling convention */
 	if (optind < argc && (argc - optind != 2 || cli->all || cli->n_ifaces || cli->watch ||
 			      req->mode == IBH_MODE_STATUS))
@@ -501,15 +518,16 @@ int main(int argc, char *argv[])
 	 * postinst); --status and --dry-run print on stdout and never log to the
 	 * journal; a dispatcher or the watcher logs to the journal.
 	 */
-	target = cli.req.mode != IBH_MODE_CHANGE || cli.check || cli.inventory ? IBH_LOG_STDERR
-		 : cli.all || cli.n_ifaces				       ? IBH_LOG_BOTH
-									       : IBH_LOG_AUTO;
+	target = cli.req.mode != IBH_MODE_CHANGE || cli.check || cli.inventory || cli.job_env
+			 ? IBH_LOG_STDERR
+		 : cli.all || cli.n_ifaces ? IBH_LOG_BOTH
+					   : IBH_LOG_AUTO;
 	log_setup(target, cli.verbose ? LOG_DEBUG : LOG_INFO);
 	/* a closed stdout or stderr (`ib-hook --all | head -1`) must not end a run halfway */
 	signal(SIGPIPE, SIG_IGN);
 
 	if (!cli.all && cli.n_ifaces == 0 && cli.req.mode != IBH_MODE_STATUS && !cli.watch &&
-	    !cli.check && !cli.inventory) {
+	    !cli.check && !cli.inventory && !cli.job_env) {
 		if (!from_hook_env(&cli, &r))
 			return r;
 	}
@@ -544,6 +562,16 @@ int main(int argc, char *argv[])
 		else if (r < 0)
 			log_error_errno(r, "cannot ask the kernel: %m");
 		return r < 0 || fflush(stdout) != 0 ? IBH_FAILED : 0;
+	}
+	if (cli.job_env) {
+		r = jobenv_run(&config, cli.ifaces, cli.n_ifaces, cli.req.json, stdout);
+		if (r == -ENODEV)
+			return IBH_USAGE;
+		if (r < 0)
+			log_error_errno(r, "cannot ask the kernel: %m");
+		if (fflush(stdout) != 0)
+			r = -EIO;
+		return r < 0 ? IBH_FAILED : r;
 	}
 	if (cli.check) {
 		r = check_run(&config, cli.ifaces, cli.n_ifaces, cli.peers, cli.n_peers,

@@ -20,6 +20,10 @@
  * IB_HOOK_TEST_RDMA=NETDEV=DEV:PORT adds an RDMA port DEV PORT whose netdev
  * is NETDEV to what the kernel reports, for the output of a host with an
  * RDMA port on a kernel without rdma_rxe.
+ *
+ * IB_HOOK_TEST_INFINIBAND=DIR reads the RDMA ports' sysfs attributes (state,
+ * link_layer, the GID table) under DIR instead of /sys/class/infiniband: a
+ * fixture table that holds the namespace's real addresses.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -31,6 +35,7 @@
 
 #include "model.h"
 #include "netlink.h"
+#include "sysctl.h"
 
 int __real_netlink_route_add(struct ibh_nl *n, const struct ibh_route *r);
 int __real_netlink_route_del(struct ibh_nl *n, const struct ibh_route *r);
@@ -46,6 +51,10 @@ int __real_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
 int __wrap_netlink_netns_inode(uint64_t *ret_dev, uint64_t *ret_ino);
 int __real_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
 int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret);
+int __real_rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf,
+			       size_t size);
+int __wrap_rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf,
+			       size_t size);
 
 /* 0, or the negative errno the request is to fail with */
 static int seam(const char *kind, uint32_t table)
@@ -149,4 +158,14 @@ int __wrap_netlink_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
 	*ret = w;
 	*n_ret = n;
 	return 0;
+}
+
+int __wrap_rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf,
+			       size_t size)
+{
+	const char *root = getenv("IB_HOOK_TEST_INFINIBAND");
+
+	if (!root)
+		return __real_rdma_port_attr_read(dev, port, attr, buf, size);
+	return rdma_port_attr_read_at(root, dev, port, attr, buf, size);
 }

@@ -45,7 +45,7 @@ static void gids_json(FILE *out, const struct ibh_link *link, const struct ibh_r
 		      const struct ibh_addr_entry *addrs, size_t n_addrs,
 		      const struct ibh_config *c)
 {
-	char buf[64], type[24];
+	char buf[64];
 	bool first = true;
 
 	if (kernel->rdma_port_read(rp->dev, rp->port, "link_layer", buf, sizeof(buf)) < 0)
@@ -55,17 +55,16 @@ static void gids_json(FILE *out, const struct ibh_link *link, const struct ibh_r
 	fprintf(out, ",\"gids\":[");
 	for (size_t j = 0; strcmp(buf, "Ethernet") == 0 && j < n_addrs; j++) {
 		const struct ibh_ip *ip = &addrs[j].addr.ip;
+		struct ibh_gid g;
 		char a[64];
-		int index;
 
 		if (addrs[j].ifindex != link->ifindex || !plan_address_managed(c, ip))
 			continue;
-		index = check_gid(rp->dev, rp->port, link->name, ip, type);
-		if (index < 0)
+		if (check_gid(rp->dev, rp->port, link->name, ip, &g) < 0)
 			continue;
 		fprintf(out, "%s{\"address\":\"%s\",\"index\":%d,\"type\":", first ? "" : ",",
-			ip_to_string(ip, a, sizeof(a), true), index);
-		report_json_string(out, type);
+			ip_to_string(ip, a, sizeof(a), true), g.index);
+		report_json_string(out, gid_type_name(g.type));
 		fprintf(out, "}");
 		first = false;
 	}

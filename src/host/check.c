@@ -27,6 +27,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "gid.h"
 #include "log.h"
 #include "kernel.h"
 #include "plan.h"
@@ -57,6 +58,10 @@ static const struct {
 	{ IBH_CHECK_UNKNOWN, "unknown", false, "a value the verdict needs could not be read" },
 	{ IBH_CHECK_PORT_DOWN, "port-down", false, "the RDMA port is not ACTIVE" },
 	{ IBH_CHECK_NO_GID, "no-gid", false, "the RoCE port holds no GID for the address" },
+	{ IBH_CHECK_LINK_LOCAL_GIDS, "link-local-gids", false,
+	  "the RoCE port holds link-local GIDs only: none for the address" },
+	{ IBH_CHECK_NO_ROCE_V2, "no-roce-v2", false,
+	  "the RoCE port holds a RoCE v1 GID for the address, no RoCE v2 one" },
 	{ IBH_CHECK_NO_LID, "no-lid", false,
 	  "the InfiniBand port has no LID (no subnet manager?)" },
 	{ IBH_CHECK_UNRESOLVED, "unresolved", false, "RDMA CM could not resolve the peer" },
@@ -95,28 +100,6 @@ int check_conf_effective(const char *ifname, const char *key, bool or)
 	return x > all ? x : all;
 }
 
-/* the GID a RoCE port must hold for addr: IPv4 mapped into IPv6, or the IPv6 address */
-static void gid_of(const struct ibh_ip *addr, char *buf, size_t size)
-{
-	uint8_t g[16] = { 0 };
-	char out[40];
-	size_t n = 0;
-
-	if (addr->family == AF_INET) {
-		g[10] = g[11] = 0xff;
-		memcpy(g + 12, addr->a, 4);
-	} else
-		memcpy(g, addr->a, 16);
-	/* sysfs writes every group of four hex digits, with colons */
-	for (int i = 0; i < 16; i += 2)
-		n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%02x%02x", i ? ":" : "", g[i],
-				      g[i + 1]);
-	snprintf(buf, size, "%s", out);
-}
-
-/* a GID table's size on the kernels ib-hook knows (rxe: 1024); sysfs ends the table first */
-#define GID_TABLE_MAX 4096
-
 static int port_read(const char *dev, uint32_t port, char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
@@ -133,35 +116,9 @@ static int port_read(const char *dev, uint32_t port, char *buf, size_t size, con
 }
 
 int check_gid(const char *dev, uint32_t port, const char *ifname, const struct ibh_ip *addr,
-	      char ret_type[static 24])
+	      struct ibh_gid *ret)
 {
-	char want[48];
-	int found = -ENOENT;
-
-	gid_of(addr, want, sizeof(want));
-	for (int i = 0; i < GID_TABLE_MAX; i++) {
-		char gid[64], ndev[IF_NAMESIZE + 1], type[24];
-		int r = port_read(dev, port, gid, sizeof(gid), "gids/%d", i);
-
-		if (r == -ENOENT)
-			break;
-		if (r < 0 || strcmp(gid, want) != 0)
-			continue;
-		/* a RoCE GID belongs to the netdev it was made from */
-		if (port_read(dev, port, ndev, sizeof(ndev), "gid_attrs/ndevs/%d", i) == 0 &&
-		    strcmp(ndev, ifname) != 0)
-			continue;
-		if (port_read(dev, port, type, sizeof(type), "gid_attrs/types/%d", i) < 0)
-			type[0] = '\0';
-		/* RoCE v1 and v2 entries come in pairs: RDMA CM prefers v2 */
-		if (found < 0 || strstr(type, "v2")) {
-			found = i;
-			snprintf(ret_type, 24, "%s", type);
-		}
-		if (strstr(type, "v2") || !strstr(type, "RoCE"))
-			break;
-	}
-	return found;
+	return gid_find(kernel->rdma_port_read, dev, port, ifname, addr, ret);
 }
 
 static void rdma_facts(struct ibh_check_line *l)
@@ -180,9 +137,8 @@ static void rdma_facts(struct ibh_check_line *l)
 	l->lid_r = port_read(l->rdma_dev, l->rdma_port, buf, sizeof(buf), "lid");
 	if (l->lid_r == 0)
 		l->lid = (unsigned int)strtoul(buf, NULL, 0);
-	l->gid_index = check_gid(l->rdma_dev, l->rdma_port, l->ifname, &l->addr, l->gid_type);
-	if (l->gid_index < 0)
-		l->gid_index = -1;
+	if (strcmp(l->link_layer, "Ethernet") == 0)
+		check_gid(l->rdma_dev, l->rdma_port, l->ifname, &l->addr, &l->gid);
 }
 
 static void because(struct ibh_check_line *l, enum ibh_check_verdict v, const char *fmt, ...)
@@ -280,9 +236,25 @@ void check_judge(struct ibh_check_line *l)
 		else if (strcmp(l->state, "ACTIVE") != 0)
 			because(l, IBH_CHECK_PORT_DOWN, "%s port %u is %s", l->rdma_dev,
 				l->rdma_port, l->state);
-		else if (roce && l->gid_index < 0)
+		else if (roce && l->gid.index < 0 && l->gid.entries && !l->gid.global)
+			because(l, IBH_CHECK_LINK_LOCAL_GIDS,
+				"%s port %u holds link-local GIDs only, none for %s: "
+				"RDMA CM cannot use the address (is it on %s itself?)",
+				l->rdma_dev, l->rdma_port, a, l->ifname);
+		else if (roce && l->gid.index < 0)
 			because(l, IBH_CHECK_NO_GID, "%s port %u holds no GID for %s", l->rdma_dev,
 				l->rdma_port, a);
+		else if (roce && l->gid.type == IBH_GID_UNKNOWN)
+			because(l, IBH_CHECK_UNKNOWN,
+				"the type of GID %d of %s port %u could not be read", l->gid.index,
+				l->rdma_dev, l->rdma_port);
+		else if (roce && l->gid.type != IBH_GID_ROCE_V2)
+			because(l, IBH_CHECK_NO_ROCE_V2,
+				"%s port %u holds no RoCE v2 GID for %s, only %s (index %d): "
+				"RDMA CM and a RoCE v2 index (NCCL_IB_GID_INDEX, "
+				"UCX_IB_GID_INDEX) cannot use it",
+				l->rdma_dev, l->rdma_port, a, gid_type_name(l->gid.type),
+				l->gid.index);
 		else if (!roce && l->lid == 0)
 			because(l, IBH_CHECK_NO_LID, "%s port %u has no LID", l->rdma_dev,
 				l->rdma_port);
@@ -432,7 +404,7 @@ static void gather(struct ibh_kernel *k, const struct ibh_link *link,
 		l->arp_filter = check_conf_effective(link->name, "arp_filter", true);
 	}
 	l->cm_r = 1;
-	l->gid_index = -1;
+	l->gid = (struct ibh_gid){ .index = -1 };
 	/* RDMA CM would wait for an ARP answer that the peer's port does not give */
 	ask_cm = l->peer_given && !local_blocked(l);
 	/*
@@ -498,8 +470,10 @@ static void print_text(FILE *f, const struct ibh_check_line *l)
 		fprintf(f, "; %s port %u %s, %s", l->rdma_dev, l->rdma_port, l->state,
 			l->link_layer);
 		if (strcmp(l->link_layer, "Ethernet") == 0) {
-			if (l->gid_index >= 0)
-				fprintf(f, ", gid %d %s", l->gid_index, l->gid_type);
+			if (l->gid.index >= 0)
+				fprintf(f, ", gid %d %s", l->gid.index, gid_type_name(l->gid.type));
+			else if (l->gid.entries && !l->gid.global)
+				fprintf(f, ", no gid (link-local only)");
 			else
 				fprintf(f, ", no gid");
 		} else if (l->lid_r < 0)
@@ -581,9 +555,11 @@ static void print_json(FILE *f, const struct ibh_check_line *l, bool first)
 		report_json_string(f, l->state);
 		fprintf(f, ",\"link_layer\":");
 		report_json_string(f, l->link_layer);
-		json_int(f, "gid_index", l->gid_index);
+		json_int(f, "gid_index", l->gid.index);
 		fprintf(f, ",\"gid_type\":");
-		report_json_string(f, l->gid_type);
+		report_json_string(f, l->gid.index >= 0 ? gid_type_name(l->gid.type) : "");
+		fprintf(f, ",\"gids_link_local_only\":%s",
+			l->gid.index < 0 && l->gid.entries && !l->gid.global ? "true" : "false");
 		json_int(f, "lid", l->lid_r < 0 ? -1 : (int)l->lid);
 		fputc('}', f);
 	}

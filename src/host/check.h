@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "cm.h"
+#include "gid.h"
 #include "model.h"
 
 struct ibh_addr_entry;
@@ -21,6 +22,8 @@ enum ibh_check_verdict {
 	IBH_CHECK_ARP_OFF,
 	IBH_CHECK_PORT_DOWN,
 	IBH_CHECK_NO_GID,
+	IBH_CHECK_LINK_LOCAL_GIDS,
+	IBH_CHECK_NO_ROCE_V2,
 	IBH_CHECK_NO_LID,
 	IBH_CHECK_UNRESOLVED,
 	IBH_CHECK_UNKNOWN,
@@ -59,9 +62,8 @@ struct ibh_check_line {
 	uint32_t rdma_port;
 	char state[32];	     /* "4: ACTIVE", as sysfs says it */
 	char link_layer[16]; /* "Ethernet" (RoCE) or "InfiniBand" */
-	int gid_index;	     /* -1: no GID for addr */
-	char gid_type[24];
-	unsigned int lid; /* 0 with lid_r < 0: could not be read */
+	struct ibh_gid gid;  /* RoCE: addr's entry in the GID table (index -1: none) */
+	unsigned int lid;    /* 0 with lid_r < 0: could not be read */
 	int lid_r;
 	/* RDMA CM: 0 resolved; 1 not asked (no peer, no RDMA port); -ENOSYS no librdmacm */
 	int cm_r;
@@ -84,12 +86,12 @@ bool check_verdict_passes(enum ibh_check_verdict v);
 int check_probe(const struct ibh_addr *a, const struct ibh_addr_entry *all, size_t n_all,
 		struct ibh_ip *ret);
 /*
- * The index of the GID that RDMA port port of dev holds for addr on netdev
- * ifname (RoCE: the address, IPv4 mapped), a RoCE v2 one where there are
- * both, and its type; -ENOENT when it holds none
+ * The GID that RoCE port port of dev holds for addr on netdev ifname
+ * (gid_find() over sysfs): a RoCE v2 one where there are twins; -ENOENT
+ * when it holds none
  */
 int check_gid(const char *dev, uint32_t port, const char *ifname, const struct ibh_ip *addr,
-	      char ret_type[static 24]);
+	      struct ibh_gid *ret);
 /* the value the kernel uses: the larger of conf/all and conf/X, or either for a flag; -1 unknown */
 int check_conf_effective(const char *ifname, const char *key, bool or);
 /*

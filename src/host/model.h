@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "array.h"
+#include "gid.h"
 #include "link.h"
 #include "route.h"
 #include "rule.h"
@@ -156,6 +157,10 @@ struct ibh_observed {
 	uint32_t mtu;
 	/* the RDMA port whose netdev the link is (dev[0] 0: none, or not asked) */
 	struct ibh_rdma_port rdma;
+	/* --status, its link layer ("Ethernet", "InfiniBand"; empty: unread) */
+	char rdma_link_layer[16];
+	/* --status on a RoCE port: each managed address's GID entry, as addrs (NULL otherwise) */
+	struct ibh_gid *gids;
 };
 
 enum ibh_op_kind {

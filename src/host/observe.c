@@ -622,6 +622,29 @@ int observe_main_route(struct ibh_view *v, struct ibh_observed *o, const struct 
 }
 
 /*
+ * The GID table of the link's RoCE port, read for the managed addresses
+ * only, each up to its entry: a sysfs file per slot (the RDMA netlink has no
+ * dump of the table)
+ */
+static void observe_gids(const struct ibh_config *c, struct ibh_observed *o)
+{
+	if (kernel->rdma_port_read(o->rdma.dev, o->rdma.port, "link_layer", o->rdma_link_layer,
+				   sizeof(o->rdma_link_layer)) < 0) {
+		o->rdma_link_layer[0] = '\0';
+		return;
+	}
+	if (strcmp(o->rdma_link_layer, "Ethernet") != 0 || !o->n_addrs)
+		return;
+	o->gids = calloc(o->n_addrs, sizeof(*o->gids));
+	for (size_t i = 0; o->gids && i < o->n_addrs; i++) {
+		o->gids[i].index = -1;
+		if (plan_address_managed(c, &o->addrs[i].ip))
+			gid_find(kernel->rdma_port_read, o->rdma.dev, o->rdma.port, o->link.name,
+				 &o->addrs[i].ip, &o->gids[i]);
+	}
+}
+
+/*
  * Does a socket bound to no address reach prefix through main: its lookup
  * (no source, no device) ends in main at a route at least as specific as
  * prefix. Under MainRoute=delete with every port in one subnet, each port's
@@ -920,9 +943,11 @@ int observe(struct ibh_view *v, const struct ibh_link *link, enum ibh_action act
 		if (o->sysctl_all[k] < 0)
 			o->sysctl_all[k] = IBH_SYSCTL_UNKNOWN;
 	}
-	/* --status names the RDMA port of the link */
-	if (status && select_rdma_port(link->ifindex))
+	/* --status names the RDMA port of the link and, on RoCE, each address's GID */
+	if (status && select_rdma_port(link->ifindex)) {
 		o->rdma = *select_rdma_port(link->ifindex);
+		observe_gids(c, o);
+	}
 	if (link->type == ARPHRD_INFINIBAND &&
 	    (status || c->ipoib_mode != IBH_IPOIB_KEEP || c->ipoib_mtu)) {
 		char val[64];

@@ -1165,6 +1165,7 @@ void observed_clear(struct ibh_observed *o)
 	free(o->routes);
 	free(o->main_routes);
 	free(o->main_reaches);
+	free(o->gids);
 	free(o->main_via);
 	free(o->main_unreachable);
 	index_set_free(&o->ports);

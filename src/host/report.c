@@ -303,6 +303,17 @@ static void status_copies(FILE *f, const struct ibh_config *c, const struct ibh_
 	free(copies);
 }
 
+/* a RoCE port's entry for an address: what a client given its index uses */
+static void status_gid_text(FILE *f, const struct ibh_gid *g)
+{
+	if (g->index >= 0)
+		fprintf(f, "; gid %d %s", g->index, gid_type_name(g->type));
+	else if (g->entries && !g->global)
+		fprintf(f, "; gid none (the port holds link-local GIDs only)");
+	else
+		fprintf(f, "; gid none");
+}
+
 static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			const struct ibh_observed *o, const struct ibh_plan *p, enum ibh_verdict v,
 			bool ipv4)
@@ -315,7 +326,8 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 		c->priority, c->main_route == IBH_MAIN_DELETE ? "delete" : "keep",
 		o->link.up ? "" : ", link down");
 	if (o->rdma.dev[0])
-		fprintf(f, "  rdma: %s port %u\n", o->rdma.dev, o->rdma.port);
+		fprintf(f, "  rdma: %s port %u%s%s\n", o->rdma.dev, o->rdma.port,
+			o->rdma_link_layer[0] ? ", " : "", o->rdma_link_layer);
 	for (size_t i = 0; i < o->n_addrs; i++) {
 		struct ibh_ip prefix;
 
@@ -323,10 +335,13 @@ static void status_text(struct ibh_report *r, const struct ibh_config *c,
 			continue;
 		managed++;
 		plan_addr_prefix(&o->addrs[i], &prefix);
-		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s\n",
+		fprintf(f, "  address %s: rule %s; table route %s %s; main route %s",
 			ip_to_string(&o->addrs[i].ip, a, sizeof(a), true), rule_state(c, o, i),
 			ip_to_string(&prefix, b, sizeof(b), true), table_route_state(c, o, i),
 			main_state(c, main_route_state(c, o, i)));
+		if (o->gids)
+			status_gid_text(f, &o->gids[i]);
+		fputc('\n', f);
 		if (o->main_reaches && !o->main_reaches[i])
 			fprintf(f,
 				"  warning: main has no route to %s: a socket bound to no address "
@@ -395,7 +410,12 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 	if (o->rdma.dev[0]) {
 		fprintf(f, ",\"rdma\":{\"device\":");
 		report_json_string(f, o->rdma.dev);
-		fprintf(f, ",\"port\":%u}", o->rdma.port);
+		fprintf(f, ",\"port\":%u,\"link_layer\":", o->rdma.port);
+		if (o->rdma_link_layer[0])
+			report_json_string(f, o->rdma_link_layer);
+		else
+			fprintf(f, "null");
+		fputc('}', f);
 	}
 	fprintf(f, ",\"addresses\":[");
 	for (size_t i = 0; i < o->n_addrs; i++) {
@@ -413,6 +433,11 @@ static void status_json(struct ibh_report *r, const struct ibh_config *c,
 		if (o->main_reaches)
 			fprintf(f, ",\"main_reaches_prefix\":%s",
 				o->main_reaches[i] ? "true" : "false");
+		if (o->gids && o->gids[i].index >= 0)
+			fprintf(f, ",\"gid\":{\"index\":%d,\"type\":\"%s\"}", o->gids[i].index,
+				gid_type_name(o->gids[i].type));
+		else if (o->gids)
+			fprintf(f, ",\"gid\":null");
 		fputc('}', f);
 		first = false;
 	}

@@ -101,16 +101,22 @@ int netdev_attr_read(const char *ifname, const char *attr, char *buf, size_t siz
 	return read_line(path, buf, size);
 }
 
-int rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf, size_t size)
+int rdma_port_attr_read_at(const char *root, const char *dev, uint32_t port, const char *attr,
+			   char *buf, size_t size)
 {
-	char path[256];
+	char path[512];
 
 	/* an RDMA device's name is one path component, as a link's */
 	if (!*dev || strchr(dev, '/') || strcmp(dev, ".") == 0 || strcmp(dev, "..") == 0 ||
 	    strstr(attr, ".."))
 		return -EINVAL;
-	snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports/%u/%s", dev, port, attr);
+	snprintf(path, sizeof(path), "%s/%s/ports/%u/%s", root, dev, port, attr);
 	return read_line(path, buf, size);
+}
+
+int rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf, size_t size)
+{
+	return rdma_port_attr_read_at("/sys/class/infiniband", dev, port, attr, buf, size);
 }
 
 int netdev_attr_write(const char *ifname, const char *attr, const char *value)

@@ -24,3 +24,6 @@ bool netdev_attr_exists(const char *ifname, const char *attr);
 int sysctl_read_name(const char *ifname, const char *name);
 /* /sys/class/infiniband/DEV/ports/PORT/ATTR: its first line without the newline */
 int rdma_port_attr_read(const char *dev, uint32_t port, const char *attr, char *buf, size_t size);
+/* the same under root, a directory laid out as /sys/class/infiniband (the tests' fixtures) */
+int rdma_port_attr_read_at(const char *root, const char *dev, uint32_t port, const char *attr,
+			   char *buf, size_t size);

@@ -43,8 +43,11 @@
 # ib1), a link bounce of the server's ib1 (the watcher, ib-hook.service,
 # restores T(ib1)) and a reboot of the server (poweroff, then a cold boot;
 # the rxe devices come late again); --check after dpkg -i is all ok, with
-# RDMA CM on each port's own rxe device, and (bookworm) the fleet view's three
-# steps between the VMs find their 8 pairs ok (tests/vm/fleet.sh), and
+# RDMA CM on each port's own rxe device, on both VMs --status --json's GID
+# fields equal the guest's sysfs and --job-env names both rxe ports and
+# their index (after-dpkg-i-status-gids-vmV), and (bookworm) the fleet
+# view's three steps between the VMs find their 8 pairs ok
+# (tests/vm/fleet.sh), and
 # (bookworm) rping into a port whose rule is deleted on the server connects
 # with rp_filter=0 and fails with rp_filter=1, arp_filter=1 or no route
 # through the port (tests/vm/reply.sh); after "rdma link delete rxe_ib1"
@@ -615,6 +618,63 @@ printf '%s\n' "$out" | indent
 	echo "memserver34# ib-hook --check 172.16.16.1 172.16.16.2"
 	printf '%s\n' "$out"
 } >>"$work/check-transcript"
+# issue 45: --status --json's GID fields equal the guest's own sysfs for
+# every managed address (a RoCE v2 entry each), and --job-env names both
+# rxe ports and the one index they share, or says that none fits
+gids_of_vm() { # gids_of_vm V: the check on VM V (python3 here, none in the guest)
+	local out root=$work/infiniband$1
+	out=$(run "$1" 60 'ib-hook --status --json; echo "exit $?"
+for d in /sys/class/infiniband/*/ports/*; do
+	for g in "$d"/gids/*; do
+		read v 2>/dev/null <"$g" || continue
+		[ "$v" = 0000:0000:0000:0000:0000:0000:0000:0000 ] && continue
+		i=${g##*/} t= n=
+		read t 2>/dev/null <"$d/gid_attrs/types/$i"
+		read n 2>/dev/null <"$d/gid_attrs/ndevs/$i"
+		echo "gid $d $i $v|$t|$n"
+	done
+done
+echo "== job-env"
+ib-hook --job-env; echo "exit $?"')
+	printf '%s\n' "$out" | indent
+	rm -rf "$root"
+	printf '%s\n' "$out" | python3 -c 'import os, sys
+for line in sys.stdin:
+    if not line.startswith("gid "):
+        continue
+    head, t, n = line[4:].rstrip("\n").split("|")
+    d, i, v = head.split(" ")
+    base = os.path.join(sys.argv[1], *d.split("/")[-3:])
+    for sub, val in (("gids", v), ("gid_attrs/types", t), ("gid_attrs/ndevs", n)):
+        if val:
+            os.makedirs(os.path.join(base, sub), exist_ok=True)
+            with open(os.path.join(base, sub, i), "w") as f:
+                f.write(val + "\n")' "$root" || return 1
+	printf '%s\n' "$out" | grep '^{"version"' >"$root.json"
+	python3 "$here/../gid-vs-sysfs.py" "$root" <"$root.json" | indent
+	[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	# every address a RoCE v2 entry; the job's index is the one they share
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+out = sys.stdin.read()
+gids = [a.get("gid") for o in d["interfaces"] if o.get("rdma") for a in o["addresses"]]
+v4 = {a["gid"]["index"] for o in d["interfaces"] if o.get("rdma") for a in o["addresses"]
+      if a.get("gid") and ":" not in a["address"]}
+ok = gids and all(g and g["type"] == "RoCE v2" for g in gids)
+ok = ok and "export NCCL_IB_HCA==rxe_ib0:1,rxe_ib1:1\n" in out
+if len(v4) == 1:
+    ok = ok and "export NCCL_IB_GID_INDEX=%d\n" % v4.pop() in out
+else:
+    ok = ok and "NCCL_IB_GID_INDEX, UCX_IB_GID_INDEX not set" in out
+sys.exit(0 if ok else 1)' "$root.json" <<<"$(printf '%s\n' "$out" | sed -n '/^== job-env/,$p')"
+}
+if ! command -v python3 >/dev/null; then
+	note "no python3 here: the GID checks are not run"
+else
+	for v in 1 2; do
+		if gids_of_vm $v; then pass "after-dpkg-i-status-gids-vm$v"; else fail "after-dpkg-i-status-gids-vm$v"; fi
+	done
+fi
 # the fleet view between the two VMs, which rping just found connecting (one
 # release: its cost is the step's)
 ! cell fleet || . "$here/fleet.sh"

@@ -289,6 +289,18 @@ static int fake_rdma_ports(struct ibh_rdma_port **ret, size_t *n_ret)
 	return copy_out(fake.rdma, fake.n_rdma, sizeof(*fake.rdma), ret, n_ret);
 }
 
+static int fake_rdma_port_read(const char *dev, uint32_t port, const char *attr, char *buf,
+			       size_t size)
+{
+	(void)dev, (void)port;
+	for (size_t i = 0; i < fake.n_port_attrs; i++)
+		if (strcmp(fake.port_attrs[i].attr, attr) == 0) {
+			snprintf(buf, size, "%s", fake.port_attrs[i].value);
+			return 0;
+		}
+	return -ENOENT;
+}
+
 static int *sysctl_slot(const char *ifname, enum ibh_sysctl key)
 {
 	for (size_t i = 0; i < fake.n_sysctl; i++)
@@ -346,6 +358,7 @@ static struct ibh_kernel_ops fake_ops = {
 	.rule_del = fake_rule_del,
 	.neigh_flush = fake_neigh_flush,
 	.rdma_ports = fake_rdma_ports,
+	.rdma_port_read = fake_rdma_port_read,
 	.sysctl_read = fake_sysctl_read,
 	.sysctl_write = fake_sysctl_write,
 	.netdev_read = fake_netdev_read,

@@ -37,6 +37,12 @@ struct fake_kernel {
 	size_t n_sysctl;
 	struct ibh_rdma_port rdma[4];
 	size_t n_rdma;
+	/* the sysfs attributes of the RDMA ports ("link_layer", "gids/1"): any other is absent */
+	struct {
+		char attr[32];
+		char value[48];
+	} port_attrs[8];
+	size_t n_port_attrs;
 	/* called before every change the kernel is asked for; an errno < 0 fails it */
 	int (*before)(enum fake_call call, int n);
 	unsigned int calls[4]; /* per enum fake_call */

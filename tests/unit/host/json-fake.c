@@ -48,6 +48,14 @@ int main(int argc, char **argv)
 	fake_memserver34();
 	fake.rdma[0] = (struct ibh_rdma_port){ .ifindex = 3, .port = 1, .dev = "mlx5_0" };
 	fake.n_rdma = 1;
+	/* RoCE: the MAC's link-local GID, then ib0's 172.16.34.1 as the RoCE v2 entry 1 */
+	fake.port_attrs[0] = (typeof(fake.port_attrs[0])){ "link_layer", "Ethernet" };
+	fake.port_attrs[1] =
+		(typeof(fake.port_attrs[0])){ "gids/0", "fe80:0000:0000:0000:0202:03ff:fe04:0506" };
+	fake.port_attrs[2] =
+		(typeof(fake.port_attrs[0])){ "gids/1", "0000:0000:0000:0000:0000:ffff:ac10:2201" };
+	fake.port_attrs[3] = (typeof(fake.port_attrs[0])){ "gid_attrs/types/1", "RoCE v2" };
+	fake.n_port_attrs = 4;
 	if (!strcmp(mode, "status"))
 		r = run(&c, IBH_MODE_STATUS, true);
 	else if (!strcmp(mode, "status-ok")) {

@@ -35,8 +35,7 @@ static struct ibh_check_line good(void)
 		.rdma_port = 1,
 		.state = "ACTIVE",
 		.link_layer = "Ethernet",
-		.gid_index = 1,
-		.gid_type = "RoCE v2",
+		.gid = { .index = 3, .type = IBH_GID_ROCE_V2, .entries = 4, .global = 2 },
 		.cm_r = 0,
 		.cm = { .dev = "rxe_ib1", .port = 1 },
 	};
@@ -89,13 +88,33 @@ static void test_rdma_port(void **state)
 	snprintf(l.state, sizeof(l.state), "ACTIVE_DEFER");
 	assert_int_equal(judge(&l), IBH_CHECK_PORT_DOWN);
 	l = good();
-	l.gid_index = -1;
+	l.gid.index = -1;
 	assert_int_equal(judge(&l), IBH_CHECK_NO_GID);
 	assert_string_equal(l.why, "rxe_ib1 port 1 holds no GID for 172.16.34.2");
+	/* the port's table holds the MAC's link-local twins only */
+	l.gid.entries = 2;
+	l.gid.global = 0;
+	assert_int_equal(judge(&l), IBH_CHECK_LINK_LOCAL_GIDS);
+	assert_string_equal(l.why, "rxe_ib1 port 1 holds link-local GIDs only, none for "
+				   "172.16.34.2: RDMA CM cannot use the address (is it on ib1 "
+				   "itself?)");
+	/* an empty table is no GID, not link-local only */
+	l.gid.entries = 0;
+	assert_int_equal(judge(&l), IBH_CHECK_NO_GID);
+	/* RoCE v1 only: RDMA CM and a job-wide RoCE v2 index both miss it */
+	l = good();
+	l.gid.type = IBH_GID_ROCE_V1;
+	l.gid.index = 2;
+	assert_int_equal(judge(&l), IBH_CHECK_NO_ROCE_V2);
+	assert_non_null(
+		strstr(l.why, "holds no RoCE v2 GID for 172.16.34.2, only RoCE v1 (index 2)"));
+	/* no gid_attrs: the type is unknown, never ok */
+	l.gid.type = IBH_GID_UNKNOWN;
+	assert_int_equal(judge(&l), IBH_CHECK_UNKNOWN);
 	/* InfiniBand: a LID, not a GID for the address, is what counts */
 	l = good();
 	snprintf(l.link_layer, sizeof(l.link_layer), "InfiniBand");
-	l.gid_index = -1;
+	l.gid.index = -1;
 	l.lid = 7;
 	assert_int_equal(judge(&l), IBH_CHECK_OK);
 	l.lid = 0;
@@ -133,7 +152,7 @@ static void test_order(void **state)
 	l.route_oif = 3;
 	snprintf(l.route_dev, sizeof(l.route_dev), "ib0");
 	l.arp_ignore = 0;
-	l.gid_index = -1;
+	l.gid.index = -1;
 	snprintf(l.cm.dev, sizeof(l.cm.dev), "rxe_ib0");
 	assert_int_equal(judge(&l), IBH_CHECK_WRONG_PORT);
 	assert_string_equal(l.why, "the route from 172.16.34.2 leaves through ib0, not ib1");
@@ -152,6 +171,8 @@ static void test_order(void **state)
 	l.arp_ignore = -1;
 	assert_int_equal(judge(&l), IBH_CHECK_OK);
 	assert_string_equal(check_verdict_word(IBH_CHECK_NO_GID), "no-gid");
+	assert_string_equal(check_verdict_word(IBH_CHECK_NO_ROCE_V2), "no-roce-v2");
+	assert_string_equal(check_verdict_word(IBH_CHECK_LINK_LOCAL_GIDS), "link-local-gids");
 }
 
 /* a value that could not be read is never ok (issue 29) */

@@ -498,11 +498,26 @@ static void test_status_rdma(void **state)
 	configure(MEMSERVER);
 	fake.rdma[0] = (struct ibh_rdma_port){ .ifindex = 3, .port = 1, .dev = "mlx5_0" };
 	fake.n_rdma = 1;
+	/* a RoCE port: the MAC's link-local GID, then 172.16.34.1's RoCE v2 entry */
+	fake.port_attrs[0] = (typeof(fake.port_attrs[0])){ "link_layer", "Ethernet" };
+	fake.port_attrs[1] =
+		(typeof(fake.port_attrs[0])){ "gids/0", "fe80:0000:0000:0000:0202:03ff:fe04:0506" };
+	fake.port_attrs[2] =
+		(typeof(fake.port_attrs[0])){ "gids/1", "0000:0000:0000:0000:0000:ffff:ac10:2201" };
+	fake.port_attrs[3] = (typeof(fake.port_attrs[0])){ "gid_attrs/types/1", "RoCE v2" };
+	fake.port_attrs[4] = (typeof(fake.port_attrs[0])){ "gid_attrs/ndevs/1", "ib0" };
+	fake.n_port_attrs = 5;
 	assert_int_equal(run_all(IBH_ACTION_APPLY, IBH_MODE_STATUS, out), IBH_FAILED);
 	assert_int_equal(fclose(out), 0);
-	assert_non_null(strstr(buf, "ib0: table 1003, priority 1000, main route keep\n"
-				    "  rdma: mlx5_0 port 1\n"));
+	assert_non_null(strstr(buf,
+			       "ib0: table 1003, priority 1000, main route keep\n"
+			       "  rdma: mlx5_0 port 1, Ethernet\n"
+			       "  address 172.16.34.1/16: rule missing; table route 172.16.0.0/16 "
+			       "missing; main route present (kept); gid 1 RoCE v2\n"));
 	assert_null(strstr(buf, "rdma: mlx5_0 port 1\n  address 172.16.34.2"));
+	/* ib1 has no RDMA port: no GID read for it */
+	assert_null(strstr(buf, "172.16.34.2/16: rule missing; table route 172.16.0.0/16 "
+				"missing; main route present (kept); gid"));
 	free(buf);
 }
 

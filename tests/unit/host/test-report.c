@@ -205,6 +205,7 @@ static const char *json_malformed(const char *doc)
 static char *status_json(const char *rdma_dev)
 {
 	struct ibh_addr addr = { .ip = { .family = AF_INET, .len = 16 } };
+	struct ibh_gid gid = { .index = 3, .type = IBH_GID_ROCE_V2, .entries = 4, .global = 2 };
 	struct ibh_observed o = { .link = { .name = "ib0", .ifindex = 3, .up = true },
 				  .table = 1003,
 				  .addrs = &addr,
@@ -223,6 +224,8 @@ static char *status_json(const char *rdma_dev)
 		snprintf(o.rdma.dev, sizeof(o.rdma.dev), "%s", rdma_dev);
 		o.rdma.port = 1;
 		o.rdma.ifindex = 3;
+		snprintf(o.rdma_link_layer, sizeof(o.rdma_link_layer), "Ethernet");
+		o.gids = &gid;
 	}
 	assert_int_equal(report_new(f, true, true, &r), 0);
 	report_status(r, &c, &o, &p);
@@ -244,8 +247,14 @@ static void test_status_json_well_formed(void **state)
 
 		if (why)
 			fail_msg("%s\n(RDMA port: %s): %s", doc, rdma[i] ? rdma[i] : "none", why);
-		if (rdma[i] && !strstr(doc, "\"rdma\":{\"device\":\"mlx5_0\",\"port\":1}"))
+		if (rdma[i] && !strstr(doc, "\"rdma\":{\"device\":\"mlx5_0\",\"port\":1,"
+					    "\"link_layer\":\"Ethernet\"}"))
 			fail_msg("%s\nholds no rdma object", doc);
+		if (rdma[i] && !strstr(doc, "\"main_route\":\"absent\",\"gid\":{\"index\":3,"
+					    "\"type\":\"RoCE v2\"}}"))
+			fail_msg("%s\nholds no gid", doc);
+		if (!rdma[i] && strstr(doc, "\"gid\""))
+			fail_msg("%s\nholds a gid without an RDMA port", doc);
 		free(doc);
 	}
 }
