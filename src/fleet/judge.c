@@ -80,6 +80,8 @@ struct pair {
 	const struct fleet_exact *exact;
 	bool onlink; /* dst is in the source address's prefix */
 	bool talks;  /* can_talk */
+	/* a version-2 source whose ARP for dst no probe of any answer judges (facts_unprobed) */
+	bool unprobed;
 };
 
 static bool routed(const struct pair *p)
@@ -461,6 +463,8 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 	/* a version-2 source that did not ask: judged by the segment's probe only where it would have */
 	if (p->derived && (!p->arp || !p->onlink))
 		p->arp = NULL;
+	p->unprobed = !local && !x->v1 && x->ip.family == AF_INET && p->onlink &&
+		      (!p->arp || !p->arp->probed);
 	if (p->exact && p->exact->has_cm)
 		p->cm = &p->exact->cm;
 	else if (x->v1 && x->n_cms && x->cms[0].cm != FLEET_CM_NOT_ASKED)
@@ -488,6 +492,39 @@ static bool back_of(const struct fleet *f, const struct pair *p, struct pair *re
 }
 
 /*
+ * A pair that nothing above fails, but whose ARP no probe judged: where every
+ * host step 2 chose to ask the destination's address sent no answers
+ * (FleetProbers=1: one host), nobody checked it, and it is unknown, never
+ * ok (issue 47). Placed at the destination port, whose address is the hole;
+ * the cell names the silent host, for the summary.
+ */
+static void unprobed_because(const struct fleet *f, size_t to, size_t kb, struct fleet_cell *c)
+{
+	const struct fleet_port *b = &f->ports[to];
+	size_t who;
+	unsigned int k;
+	char d[64];
+
+	if (c->cause != FLEET_OK || !facts_unprobed(f, b->addrs[kb].id, &who, &k))
+		return;
+	ipstr(&b->addrs[kb].ip, d);
+	if (who == SIZE_MAX)
+		because(c, FLEET_UNKNOWN, to, "not probed: no answer holds an ARP probe of %s", d);
+	else if (k == 1)
+		because(c, FLEET_UNKNOWN, to,
+			"not probed: %s sent no answers, and it alone asks ARP for %s "
+			"(FleetProbers=1)",
+			f->ports[who].host, d);
+	else
+		because(c, FLEET_UNKNOWN, to,
+			"not probed: %s sent no answers, nor did the other hosts that ask ARP for "
+			"%s (FleetProbers=%u)",
+			f->ports[who].host, d, k);
+	c->missing = who == SIZE_MAX ? 0 : who + 1;
+	c->not_probed = true;
+}
+
+/*
  * A port pair is judged, in each family, by the pairs of its addresses that
  * can talk (can_talk); where none can, by all of that family, so that a
  * route that leaves through the wrong port is still found (issue 38: a second address in a
@@ -500,13 +537,15 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	bool local = a->host_index == b->host_index, any4 = false, any6 = false;
-	size_t na = a->n_addrs, nb = b->n_addrs, n = 0;
+	size_t na = a->n_addrs, nb = b->n_addrs, n = 0, unprobed = 0;
 	/* the pairs of addresses, found once (up to PAIRS_MAX; more are found again) */
 	struct pair p, back, pairs[PAIRS_MAX];
 
 	ret->cause = FLEET_OK;
 	ret->at = from;
 	ret->arp = 0;
+	ret->missing = 0;
+	ret->not_probed = false;
 	ret->why[0] = '\0';
 	(void)why;
 	if (local && !b->local_delivery) {
@@ -566,10 +605,17 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 				judge_local(f, q, ret);
 			else
 				judge_probe(f, q, back_of(f, q, &back) ? &back : NULL, ret);
+			if (!unprobed && q->unprobed)
+				unprobed = q->kb + 1;
 		}
-	if (!n)
+	if (unprobed)
+		unprobed_because(f, to, unprobed - 1, ret);
+	if (!n) {
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
 			a->reported ? "checked no address of a common family" : "sent no answers");
+		if (!a->reported)
+			ret->missing = a->host_first + 1;
+	}
 }
 
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)
