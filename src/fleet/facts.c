@@ -1275,7 +1275,8 @@ void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	ret->host = (uint32_t)p->host_index;
-	if (!f->facts || !fast_port(p) || (p->reported && !fast_routes(a, j)))
+	/* a neighbour entry it holds may drop the replies of pairs into it (judge.c) */
+	if (!f->facts || !fast_port(p) || p->n_neigh || (p->reported && !fast_routes(a, j)))
 		return;
 	d = &f->facts->dsts[a->id];
 	ret->simple = true;

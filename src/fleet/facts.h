@@ -75,5 +75,8 @@ struct fleet_fast {
 
 /* port i as source (simple: its routes one class through itself, no exact fact, no neighbour) */
 void facts_fast_src(const struct fleet *f, size_t i, struct fleet_fast *ret);
-/* port j as destination (simple: its host's way back one class through itself, or no answer) */
+/*
+ * port j as destination (simple: its host's way back one class through
+ * itself, or no answer; no neighbour entry of its own)
+ */
 void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret);

@@ -251,6 +251,44 @@ static void neigh_because(const struct fleet *f, const struct pair *p, struct fl
 				to->hwaddr);
 }
 
+/*
+ * The reply's way through a neighbour entry of the destination's host (issue
+ * 47): the destination port holds the source's address with the hardware
+ * address of another port of the source's host (a stale entry left by ARP
+ * flux, or a static one). The reply goes there, and where that port has
+ * rp_filter=1 and the source host's way back to the destination leaves
+ * through another port, the strict reverse-path check drops it (measured:
+ * doc/fleet.md, "The reply's route, measured"). Placed at the entry's holder.
+ * IPv4 only: the kernel has no reverse-path filter for IPv6.
+ */
+static void reply_neigh_because(const struct fleet *f, const struct pair *p, struct fleet_cell *c)
+{
+	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
+	uint32_t id = from->addrs[p->ka].id;
+	char s[64], d[64];
+
+	for (size_t i = 0; i < to->n_neigh && c->cause == FLEET_OK; i++) {
+		const struct fleet_port *z;
+		size_t at;
+
+		if (to->neigh[i].peer != id || p->src->family != AF_INET ||
+		    port_by_hwaddr(f, facts_string(f, to->neigh[i].lladdr), &at) < 0)
+			continue;
+		z = &f->ports[at];
+		if (at == p->from || z->host_index != from->host_index || z->rp_filter != 1 ||
+		    (routed(p) && strcmp(p->route->route_dev, z->ifname) == 0))
+			continue;
+		because(c, FLEET_NEIGH_STALE, p->to,
+			"%s of %s holds %s as %s (%s) in its neighbour table: the reply from %s "
+			"goes to %s of %s, where rp_filter=1 drops it (the way back from %s leaves "
+			"through %s)",
+			to->ifname, to->host, ipstr(p->src, s),
+			facts_string(f, to->neigh[i].lladdr), facts_string(f, to->neigh[i].state),
+			ipstr(p->dst, d), z->ifname, z->host, s,
+			routed(p) ? p->route->route_dev : "no port");
+	}
+}
+
 /* an address the inventory lists on two ports: a conflict, at either place */
 static void conflict_because(const struct fleet *f, const struct pair *p, struct fleet_cell *c)
 {
@@ -292,8 +330,9 @@ static bool back_carries(const struct pair *back, const struct fleet_port *to)
  * In the order the exchange meets them, the first one found: a GID missing
  * at either end, the request's route at the source, the destination's
  * reverse-path filter on its arrival, the reply's route at the destination
- * (RDMA CM needs both ways), ARP, a stale neighbour entry, then what RDMA
- * CM itself answered.
+ * (RDMA CM needs both ways), ARP, a stale neighbour entry (the source's for
+ * the request, the destination's for the reply), then what RDMA CM itself
+ * answered.
  */
 static void judge_probe(const struct fleet *f, const struct pair *p, const struct pair *back,
 			struct fleet_cell *c)
@@ -318,6 +357,7 @@ static void judge_probe(const struct fleet *f, const struct pair *p, const struc
 		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s",
 			ipstr(p->dst, d), from->ifname, from->host);
 	neigh_because(f, p, c);
+	reply_neigh_because(f, p, c);
 	cm_because(f, p, c);
 }
 

@@ -922,6 +922,7 @@ static void names_with_markup(void **state)
 	"\",\"ports\":[" PORT3(h, 0, 1, ai, rp) "," PORT3(h, 1, 2, ai, rp) "]}\n"
 #define FLUX_H2 HOST3(1, "1", "0") HOST3(2, "0", "0") HOST3(3, "1", "0")
 #define RP_H3	HOST3(1, "1", "0") HOST3(2, "1", "0") HOST3(3, "1", "1")
+#define NO_RP	HOST3(1, "1", "0") HOST3(2, "1", "0") HOST3(3, "1", "0")
 
 static void v2_fleet(struct fleet *f, const char *inventory, unsigned int k, const char *silent,
 		     const char *neigh_host, const char *neigh)
@@ -1109,6 +1110,72 @@ static void prober_silent(void **state)
 	fleet_free(&all);
 }
 
+/*
+ * Item 3: h1 holds 172.16.3.1 (h3 ib0) on both its ports as h3 ib1's hardware
+ * address, and h3's ports have rp_filter=1. The pairs into h3 ib0 from h1
+ * resolve through the entry (neigh-stale at h1, as before); the pairs from h3
+ * ib0 to h1 have their replies sent to h3 ib1, whose strict reverse-path
+ * check drops them (h3's way back to h1 leaves through ib0): neigh-stale at
+ * the entry's holder too, saying so. Without rp_filter=1 those replies are
+ * taken: only the pairs into h3 ib0 fail.
+ */
+static void reply_through_neigh(void **state)
+{
+	static const char *const neigh =
+		"{\"interface\":\"ib0\",\"peer\":\"172.16.3.1\",\"lladdr\":\"02:00:00:00:03:01\","
+		"\"state\":\"permanent\"},{\"interface\":\"ib1\",\"peer\":\"172.16.3.1\","
+		"\"lladdr\":\"02:00:00:00:03:01\",\"state\":\"stale\"}";
+	static const char *const into =
+		"h1:ib0>h3:ib0=neigh-stale@h1:ib0 h1:ib1>h3:ib0=neigh-stale@h1:ib1 ";
+	static const char *const from =
+		"h3:ib0>h1:ib0=neigh-stale@h1:ib0 h3:ib0>h1:ib1=neigh-stale@h1:ib1 ";
+	struct fleet f;
+	struct fleet_cell c;
+	char got[4096];
+
+	(void)state;
+	for (int rp = 0; rp < 2; rp++) {
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *out;
+
+		v2_fleet(&f, rp ? RP_H3 : NO_RP, 1, NULL, "h1", neigh);
+		verdicts(&f, got, sizeof(got));
+		for (char *g = strtok(got, " "); g; g = strtok(NULL, " ")) {
+			char pair[128];
+
+			snprintf(pair, sizeof(pair), "%s ", g);
+			if (strstr(into, pair) || (rp && strstr(from, pair)))
+				continue;
+			/* every other pair ok */
+			assert_non_null(strstr(pair, "=ok@"));
+		}
+		verdicts(&f, got, sizeof(got));
+		assert_non_null(strstr(got, "h1:ib0>h3:ib0=neigh-stale@h1:ib0 "));
+		assert_non_null(strstr(got, "h1:ib1>h3:ib0=neigh-stale@h1:ib1 "));
+		assert_true(!rp || strstr(got, "h3:ib0>h1:ib0=neigh-stale@h1:ib0 "));
+		assert_true(!rp || strstr(got, "h3:ib0>h1:ib1=neigh-stale@h1:ib1 "));
+		assert_true(rp || strstr(got, "h3:ib0>h1:ib0=ok@"));
+		if (rp) {
+			fleet_judge(&f, named(&f, "h3:ib0"), named(&f, "h1:ib1"), &c);
+			assert_string_equal(
+				c.why,
+				"ib1 of h1 holds 172.16.3.1 as 02:00:00:00:03:01 (stale) in its "
+				"neighbour table: the reply from 172.16.1.2 goes to ib1 of h3, "
+				"where rp_filter=1 drops it (the way back from 172.16.3.1 leaves "
+				"through ib0)");
+		}
+		/* the matrix's count, its fast path included */
+		out = open_memstream(&buf, &size);
+		assert_int_equal(fleet_print(&f, FLEET_TEXT, out), 1);
+		fclose(out);
+		assert_non_null(strstr(buf, rp ? "30 pairs: 20 ok, 4 not ok, 6 local"
+					       : "30 pairs: 22 ok, 2 not ok, 6 local"));
+		free(buf);
+		fleet_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1134,6 +1201,7 @@ int main(void)
 		cmocka_unit_test(names_with_markup),
 		/* issue 47 */
 		cmocka_unit_test(prober_silent),
+		cmocka_unit_test(reply_through_neigh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
