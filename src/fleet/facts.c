@@ -920,13 +920,12 @@ int facts_unprobed(const struct fleet *f, uint32_t id, size_t *ret_port, unsigne
 	if (!x || id >= x->n_ids)
 		return 0;
 	/* the choice of step 2 (sample.c), made again here, only for addresses nobody probed */
+	if (!x->sample.f && sample_init(&x->sample, f) < 0)
+		return 1; /* who was to ask is not known: still not probed */
 	if (!x->unprobed) {
 		x->unprobed = calloc(x->n_ids + 1, sizeof(*x->unprobed));
-		if (!x->unprobed || sample_init(&x->sample, f) < 0) {
-			free(x->unprobed);
-			x->unprobed = NULL;
-			return 1; /* who was to ask is not known: still not probed */
-		}
+		if (!x->unprobed)
+			return 1;
 	}
 	u = &x->unprobed[id];
 	dst = address_of(f, id);
@@ -1061,6 +1060,9 @@ static int answer_host(struct fleet *f, struct answer *d, const char *host)
 		}
 	for (size_t i = d->first; i < d->first + d->n; i++)
 		f->ports[i].reported = true;
+	/* who sent answers changed: the holes found so far (facts_unprobed) are found again */
+	free(f->facts->unprobed);
+	f->facts->unprobed = NULL;
 	return 0;
 }
 
