@@ -328,18 +328,17 @@ void matrix_holes(FILE *out, const struct fleet *f, const struct fleet_matrix *m
 		const struct fleet_port *p = &f->ports[m->silent[k]];
 		size_t h = p->host_index;
 
-		fprintf(out, html ? "<p class=\"hole\">" : "");
-		fprintf(out, "missing answers: ");
-		if (html)
+		if (html) {
+			fputs("<p class=\"hole\">missing answers: ", out);
 			matrix_html_text(out, p->host);
-		else
-			fprintf(out, "%s", p->host);
+		} else
+			fprintf(out, "missing answers: %s", p->host);
 		fprintf(out,
 			" sent none: %zu pair%s from it unknown, %zu pair%s it was to probe "
 			"(ARP) unknown",
 			m->silent_from[h], m->silent_from[h] == 1 ? "" : "s", m->silent_probe[h],
 			m->silent_probe[h] == 1 ? "" : "s");
-		fprintf(out, html ? "</p>\n" : "\n");
+		fputs(html ? "</p>\n" : "\n", out);
 	}
 	if (m->n_silent > HOLES_MAX)
 		fprintf(out,
