@@ -24,11 +24,45 @@ cm-wrong-port H:P (version 2: the ports have RDMA devices, mlx5_P, and RDMA
 CM, asked for one peer of each source address's one class as past 32 peers,
 resolves the one from P of H through the next port's device: so does every
 peer of the class).
+rp-strict H:P (rp_filter=1 on the port: harmless alone; with a neigh-stale
+entry of a peer that maps another address of H to P's hardware address, the
+peer's replies to that address are dropped at P: named at the entry's holder).
 --rack N: the inventory names each host's rack ("group"), N hosts each.
+--silent H: host nH's answer is left out (version 2); the probers are then
+chosen as step 2 chooses them (sample.c's rendezvous hashing, --probers K of
+them: O(addresses x hosts), for small fleets), and the pairs whose
+destination address only nH was to ask are unknown, as are nH's own.
 """
 import argparse
 import os
 import sys
+
+M64 = (1 << 64) - 1
+
+
+def _mix(x):
+    """sample.c's mix: splitmix64's finaliser"""
+    x ^= x >> 30
+    x = (x * 0xbf58476d1ce4e5b9) & M64
+    x ^= x >> 27
+    x = (x * 0x94d049bb133111eb) & M64
+    return x ^ (x >> 31)
+
+
+def host_hash(name):
+    """sample_host_hash: FNV-1a of the name, mixed"""
+    h = 0xcbf29ce484222325
+    for c in name.encode():
+        h = ((h ^ c) * 0x100000001b3) & M64
+    return _mix(h)
+
+
+def score(hh, a):
+    """sample_score of a host (its hash) for an IPv4 address a (dotted)"""
+    x = 2  # AF_INET
+    for b in (int(o) for o in a.split(".")):
+        x = (((x << 8) | b) ^ ((x >> 56) * 0x100000001b3)) & M64
+    return _mix(_mix(x) ^ hh)
 
 
 def addr(h, p):
@@ -40,8 +74,9 @@ def hw(h, p):
 
 
 class Fleet:
-    def __init__(self, hosts, ports, faults, rack=0):
+    def __init__(self, hosts, ports, faults, rack=0, silent=0, probers=1):
         self.H, self.P, self.rack = hosts, ports, rack
+        self.silent_host, self.k = silent, probers
         self.f = {}
         for spec in faults:
             w = spec.split(":")
@@ -63,6 +98,7 @@ class Fleet:
         self.neigh = {(at, o) for at, o in self.f.get("neigh-stale", [])}
         self.cmwrong = {at for at, _ in self.f.get("cm-wrong-port", [])}
         self.rdma = bool(self.cmwrong)
+        self.rpstrict = {at for at, _ in self.f.get("rp-strict", [])}
         self.hwc = {x for at, o in self.f.get("hwaddr-conflict", []) for x in (at, o)}
         self.adc = {x for at, o in self.f.get("address-conflict", []) for x in (at, o)}
 
@@ -101,10 +137,11 @@ class Fleet:
                         '"gids":[]}' % p) if self.rdma else "null"
                 ps.append(
                     '{"interface":"ib%d","up":%s,"hwaddr":"%s","addresses":["%s/8"],'
-                    '"routed":%s,"arp_ignore":%d,"arp_filter":0,"rp_filter":0,'
+                    '"routed":%s,"arp_ignore":%d,"arp_filter":0,"rp_filter":%d,'
                     '"accept_local":0,"local_delivery":false,"rdma":%s}'
                     % (p, "false" if x in self.down else "true", self.hw[x], self.addr[x],
-                       "false" if x in self.norule else "true", 0 if x in self.flux else 1, rdma))
+                       "false" if x in self.norule else "true", 0 if x in self.flux else 1,
+                       1 if x in self.rpstrict else 0, rdma))
             group = ',"group":"rack%d"' % ((h - 1) // self.rack + 1) if self.rack else ""
             out.write('{"version":1,"host":"n%d"%s,"ports":[%s]}\n' % (h, group, ",".join(ps)))
 
@@ -129,21 +166,40 @@ class Fleet:
                         first = False
             out.write("]}\n")
 
-    def prober(self, y):
-        """the host asking for y's address, and its first port that is up"""
-        k = y[0] % self.H + 1
+    def first_up(self, k):
         for p in range(self.P):
             if (k, p) not in self.down:
                 return (k, p)
         return None
 
+    def probers(self, y):
+        """the ports asking for y's address: the next host's first port that is up, or
+        (with --silent) the k best hosts by sample.c's rendezvous hashing, each from its
+        first up port (one subnet: every up port's prefix holds every address)"""
+        if not self.silent_host:
+            x = self.first_up(y[0] % self.H + 1)
+            return [x] if x else []
+        if not hasattr(self, "hh"):
+            self.hh = {k: host_hash("n%d" % k) for k in range(1, self.H + 1)}
+            self.chosen = {}
+        if y not in self.chosen:
+            cand = [k for k in range(1, self.H + 1) if k != y[0] and self.first_up(k)]
+            cand.sort(key=lambda k: (-score(self.hh[k], self.addr[y]), k))
+            self.chosen[y] = [self.first_up(k) for k in cand[:self.k]]
+        return self.chosen[y]
+
+    def hole(self, y):
+        """every prober of y's address sent no answers"""
+        return bool(self.silent_host) and all(x[0] == self.silent_host for x in self.probers(y))
+
     def v2(self, out):
         asks = {}
         for y in self.ports_of():
-            x = self.prober(y)
-            if x:
+            for x in self.probers(y):
                 asks.setdefault(x[0], []).append((x, y))
         for h in range(1, self.H + 1):
+            if h == self.silent_host:
+                continue
             src = []
             for p in range(self.P):
                 x = (h, p)
@@ -164,10 +220,11 @@ class Fleet:
                                   (p + 1) % self.P if (h, p) in self.cmwrong else p)
                   for p in range(self.P) if self.rdma and (h, p) not in self.down and self.H > 1]
             out.write('{"version":2,"host":"n%d","rdma_cm":"%s","stale":[],'
-                      '"probing":{"probers":1,"rate":2000,"window_ms":%d,"requests":%d,'
+                      '"probing":{"probers":%d,"rate":2000,"window_ms":%d,"requests":%d,'
                       '"retries":0,"answered":%d},"sources":[%s],"arp":[%s],'
                       '"rdma_cm_probes":[%s],"neigh":[%s]}\n'
-                      % (h, "asked" if self.rdma else "not asked", 1 + len(arp) // 2, len(arp),
+                      % (h, "asked" if self.rdma else "not asked", self.k, 1 + len(arp) // 2,
+                         len(arp),
                          len(arp), ",".join(src), ",".join(arp), ",".join(cm), ",".join(neigh)))
 
     def expect(self, out):
@@ -189,6 +246,8 @@ class Fleet:
         for z in (x, y):
             if z in self.hwc:
                 return "hwaddr-conflict", z
+        if x[0] == self.silent_host:
+            return "unknown", x
         for z in (y, x):
             if z in self.adc:
                 return "address-conflict", z
@@ -197,15 +256,22 @@ class Fleet:
                 return "no-rule", z
             if z in self.wrong:
                 return "wrong-port", z
-        for a in self.answers(y):
+        hole = self.hole(y)
+        for a in [] if hole else self.answers(y):
             if a != self.hw[y]:
                 return "arp-flux", next(z for z in self.ports_of() if self.hw[z] == a)
-        if not self.answers(y):
+        if not hole and not self.answers(y):
             return "no-answer", y
         if (x, y) in self.neigh:
             return "neigh-stale", x
+        # the reply: y's host holds x's address as another port z of x's host, rp_filter=1
+        z = (x[0], (x[1] + 1) % self.P)
+        if (y, x) in self.neigh and z in self.rpstrict and self.route(x)[0] != "ib%d" % z[1]:
+            return "neigh-stale", y
         if x in self.cmwrong:
             return "wrong-port", x
+        if hole:
+            return "unknown", y
         return None
 
 
@@ -218,8 +284,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--expect")
     ap.add_argument("--rack", type=int, default=0, help="hosts per rack: the inventory's group")
+    ap.add_argument("--silent", type=int, default=0, help="host H's answer left out (version 2)")
+    ap.add_argument("--probers", type=int, default=1, choices=(1, 2, 3))
     a = ap.parse_args()
-    f = Fleet(a.hosts, a.ports, a.fault, a.rack)
+    f = Fleet(a.hosts, a.ports, a.fault, a.rack, a.silent, a.probers)
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "inventory.json"), "w") as out:
         f.inventory(out)

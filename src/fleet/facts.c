@@ -18,6 +18,7 @@
 #include "facts.h"
 #include "fleet.h"
 #include "json.h"
+#include "sample.h"
 
 /* the ARP answers for one address, from the askers of one segment (their prefix) */
 struct fleet_seg {
@@ -70,6 +71,15 @@ struct fleet_facts {
 	/* the RDMA CM probes of the version-2 answer being read, for its classes */
 	struct cm_sample *cm_pend;
 	size_t n_cm_pend, cap_cm_pend;
+	/* the most probers per address an answer said (probing.probers; 0: none said) */
+	unsigned int probers;
+	/*
+	 * By address id, once asked (facts_unprobed): 0 not yet, 1 a prober of it
+	 * sent answers (or it has none), else 2 + the first port of the host that
+	 * was to ask it first and sent none
+	 */
+	size_t *unprobed;
+	struct sample sample;
 };
 
 /*
@@ -262,6 +272,8 @@ static void facts_free(struct fleet *f)
 	free(x->ex_hash);
 	free(x->pend);
 	free(x->cm_pend);
+	free(x->unprobed);
+	sample_free(&x->sample);
 	free(x);
 	f->facts = NULL;
 	for (size_t i = 0; i < f->n_ports; i++) {
@@ -896,6 +908,40 @@ static const struct ibh_ip *address_of(const struct fleet *f, uint32_t id)
 	return NULL;
 }
 
+int facts_unprobed(const struct fleet *f, uint32_t id, size_t *ret_port, unsigned int *ret_k)
+{
+	struct fleet_facts *x = f->facts;
+	unsigned int k = x && x->probers ? x->probers : 1;
+	size_t who[SAMPLE_PROBERS_MAX], n, *u;
+	const struct ibh_ip *dst;
+
+	*ret_k = k;
+	*ret_port = SIZE_MAX;
+	if (!x || id >= x->n_ids)
+		return 0;
+	/* the choice of step 2 (sample.c), made again here, only for addresses nobody probed */
+	if (!x->sample.f && sample_init(&x->sample, f) < 0)
+		return 1; /* who was to ask is not known: still not probed */
+	if (!x->unprobed) {
+		x->unprobed = calloc(x->n_ids + 1, sizeof(*x->unprobed));
+		if (!x->unprobed)
+			return 1;
+	}
+	u = &x->unprobed[id];
+	dst = address_of(f, id);
+	if (!*u && dst) {
+		n = sample_probers(&x->sample, x->dsts[id].port, dst, k, who);
+		*u = n ? 2 + x->sample.hosts[who[0]].first : 1;
+		for (size_t i = 0; i < n; i++)
+			if (f->ports[x->sample.hosts[who[i]].first].reported)
+				*u = 1;
+	}
+	if (*u < 2)
+		return 0;
+	*ret_port = *u - 2;
+	return 1;
+}
+
 /*
  * The answer's RDMA CM probes that resolved through another device or port
  * than the source port's mark their class (fleet_class.cm_wrong): the
@@ -1014,6 +1060,9 @@ static int answer_host(struct fleet *f, struct answer *d, const char *host)
 		}
 	for (size_t i = d->first; i < d->first + d->n; i++)
 		f->ports[i].reported = true;
+	/* who sent answers changed: the holes found so far (facts_unprobed) are found again */
+	free(f->facts->unprobed);
+	f->facts->unprobed = NULL;
 	return 0;
 }
 
@@ -1030,7 +1079,15 @@ static int answer_member(struct fleet *f, struct answer *d, const char *key, con
 		return answer_host(f, d, v->type == JSON_STRING ? v->s : NULL);
 	if (strcmp(key, "stale") == 0)
 		return stale_of(f, v);
-	/* rdma_cm, probing and what a later version adds: said, nothing to judge by */
+	if (strcmp(key, "probing") == 0) {
+		/* how many hosts ask each address: an address whose probers are all silent is a hole */
+		double k = v->type == JSON_OBJECT ? json_get_number(v, "probers", 0) : 0;
+
+		if (k >= 1 && k <= SAMPLE_PROBERS_MAX && (unsigned int)k > f->facts->probers)
+			f->facts->probers = (unsigned int)k;
+		return 0;
+	}
+	/* rdma_cm and what a later version adds: said, nothing to judge by */
 	return 0;
 }
 
@@ -1128,7 +1185,8 @@ int fleet_read_answers(struct fleet *f, FILE *in, size_t *ret_error)
 				continue;
 			}
 			/* the small members whole; the unknown ones skipped */
-			if (strcmp(key, "version") && strcmp(key, "host") && strcmp(key, "stale")) {
+			if (strcmp(key, "version") && strcmp(key, "host") && strcmp(key, "stale") &&
+			    strcmp(key, "probing")) {
 				r = json_reader_skip(&rd);
 				continue;
 			}
@@ -1219,7 +1277,8 @@ void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	ret->host = (uint32_t)p->host_index;
-	if (!f->facts || !fast_port(p) || (p->reported && !fast_routes(a, j)))
+	/* a neighbour entry it holds may drop the replies of pairs into it (judge.c) */
+	if (!f->facts || !fast_port(p) || p->n_neigh || (p->reported && !fast_routes(a, j)))
 		return;
 	d = &f->facts->dsts[a->id];
 	ret->simple = true;

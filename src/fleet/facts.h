@@ -41,7 +41,14 @@ const struct fleet_arp *facts_arp(const struct fleet *f, size_t port, size_t k, 
 				  bool *ret_derived);
 /* the route class from (port, address k) to dst, or NULL when its host said none */
 const struct fleet_class *facts_class(const struct fleet_addr *a, const struct ibh_ip *dst);
-/* pairs whose ARP was judged by their own probe, by another's */
+/*
+ * Whether address id, which no ARP probe of an answer covers, is a hole
+ * (SPEC 10.1: each address is asked by FleetProbers= hosts, k as the answers
+ * say): every host step 2 chose to ask it sent no answers. *ret_port: the
+ * first port of the first of them (SIZE_MAX: not known, out of memory);
+ * *ret_k: k. 1 a hole, 0 not (a prober sent answers, or nobody was to ask).
+ */
+int facts_unprobed(const struct fleet *f, uint32_t id, size_t *ret_port, unsigned int *ret_k);
 
 /*
  * The join's fast path (issue 39): what most pairs of a healthy fleet need,
@@ -68,5 +75,8 @@ struct fleet_fast {
 
 /* port i as source (simple: its routes one class through itself, no exact fact, no neighbour) */
 void facts_fast_src(const struct fleet *f, size_t i, struct fleet_fast *ret);
-/* port j as destination (simple: its host's way back one class through itself, or no answer) */
+/*
+ * port j as destination (simple: its host's way back one class through
+ * itself, or no answer; no neighbour entry of its own)
+ */
 void facts_fast_dst(const struct fleet *f, size_t j, struct fleet_fast *ret);

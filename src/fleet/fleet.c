@@ -20,7 +20,8 @@ const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX] = {
 	{ FLEET_OK, "ok", "the pair works", "#4caf50" },
 	{ FLEET_LOCAL, "local",
 	  "both ports on one host, which does not set AcceptLocal: not judged", "#d0d0d0" },
-	{ FLEET_UNKNOWN, "unknown", "no host said", "#fff176" },
+	{ FLEET_UNKNOWN, "unknown",
+	  "no host said: the source, or every prober of the address, sent no answers", "#fff176" },
 	{ FLEET_STALE, "stale",
 	  "the inventory lists an address the port does not hold now: take it again", "#cddc39" },
 	{ FLEET_PORT_DOWN, "port-down", "the port is down", "#9e9e9e" },
@@ -43,7 +44,8 @@ const struct fleet_cause_info fleet_causes[FLEET_CAUSE_MAX] = {
 	{ FLEET_HWADDR_CONFLICT, "hwaddr-conflict", "two ports have one hardware address",
 	  "#4a148c" },
 	{ FLEET_NEIGH_STALE, "neigh-stale",
-	  "the source's neighbour table maps the address to another port's hardware address",
+	  "a neighbour table maps the address to another port's hardware address: the source's "
+	  "for the request, or the destination's for the reply where rp_filter=1 drops it",
 	  "#ffc107" },
 };
 

@@ -221,6 +221,13 @@ struct fleet_cell {
 	size_t at; /* a port */
 	/* the pair's ARP verdict: 0 none, 1 by its own probe, 2 derived from another host's */
 	int arp;
+	/*
+	 * unknown because a host sent no answers: that host's first port + 1 (0:
+	 * not so); not_probed: it was to ask the destination's address (issue 47),
+	 * else the pair is its own
+	 */
+	size_t missing;
+	bool not_probed;
 	char why[256];
 };
 

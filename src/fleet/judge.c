@@ -80,6 +80,8 @@ struct pair {
 	const struct fleet_exact *exact;
 	bool onlink; /* dst is in the source address's prefix */
 	bool talks;  /* can_talk */
+	/* a version-2 source whose ARP for dst no probe of any answer judges (facts_unprobed) */
+	bool unprobed;
 };
 
 static bool routed(const struct pair *p)
@@ -249,6 +251,44 @@ static void neigh_because(const struct fleet *f, const struct pair *p, struct fl
 				to->hwaddr);
 }
 
+/*
+ * The reply's way through a neighbour entry of the destination's host (issue
+ * 47): the destination port holds the source's address with the hardware
+ * address of another port of the source's host (a stale entry left by ARP
+ * flux, or a static one). The reply goes there, and where that port has
+ * rp_filter=1 and the source host's way back to the destination leaves
+ * through another port, the strict reverse-path check drops it (measured:
+ * doc/fleet.md, "The reply's route, measured"). Placed at the entry's holder.
+ * IPv4 only: the kernel has no reverse-path filter for IPv6.
+ */
+static void reply_neigh_because(const struct fleet *f, const struct pair *p, struct fleet_cell *c)
+{
+	const struct fleet_port *from = &f->ports[p->from], *to = &f->ports[p->to];
+	uint32_t id = from->addrs[p->ka].id;
+	char s[64], d[64];
+
+	for (size_t i = 0; i < to->n_neigh && c->cause == FLEET_OK; i++) {
+		const struct fleet_port *z;
+		size_t at;
+
+		if (to->neigh[i].peer != id || p->src->family != AF_INET ||
+		    port_by_hwaddr(f, facts_string(f, to->neigh[i].lladdr), &at) < 0)
+			continue;
+		z = &f->ports[at];
+		if (at == p->from || z->host_index != from->host_index || z->rp_filter != 1 ||
+		    (routed(p) && strcmp(p->route->route_dev, z->ifname) == 0))
+			continue;
+		because(c, FLEET_NEIGH_STALE, p->to,
+			"%s of %s holds %s as %s (%s) in its neighbour table: the reply from %s "
+			"goes to %s of %s, where rp_filter=1 drops it (the way back from %s leaves "
+			"through %s)",
+			to->ifname, to->host, ipstr(p->src, s),
+			facts_string(f, to->neigh[i].lladdr), facts_string(f, to->neigh[i].state),
+			ipstr(p->dst, d), z->ifname, z->host, s,
+			routed(p) ? p->route->route_dev : "no port");
+	}
+}
+
 /* an address the inventory lists on two ports: a conflict, at either place */
 static void conflict_because(const struct fleet *f, const struct pair *p, struct fleet_cell *c)
 {
@@ -290,8 +330,9 @@ static bool back_carries(const struct pair *back, const struct fleet_port *to)
  * In the order the exchange meets them, the first one found: a GID missing
  * at either end, the request's route at the source, the destination's
  * reverse-path filter on its arrival, the reply's route at the destination
- * (RDMA CM needs both ways), ARP, a stale neighbour entry, then what RDMA
- * CM itself answered.
+ * (RDMA CM needs both ways), ARP, a stale neighbour entry (the source's for
+ * the request, the destination's for the reply), then what RDMA CM itself
+ * answered.
  */
 static void judge_probe(const struct fleet *f, const struct pair *p, const struct pair *back,
 			struct fleet_cell *c)
@@ -316,6 +357,7 @@ static void judge_probe(const struct fleet *f, const struct pair *p, const struc
 		because(c, FLEET_NO_ANSWER, p->to, "nothing answered ARP for %s from %s of %s",
 			ipstr(p->dst, d), from->ifname, from->host);
 	neigh_because(f, p, c);
+	reply_neigh_because(f, p, c);
 	cm_because(f, p, c);
 }
 
@@ -461,6 +503,8 @@ static bool pair_of(const struct fleet *f, size_t from, size_t ka, size_t to, si
 	/* a version-2 source that did not ask: judged by the segment's probe only where it would have */
 	if (p->derived && (!p->arp || !p->onlink))
 		p->arp = NULL;
+	p->unprobed = !local && !x->v1 && x->ip.family == AF_INET && p->onlink &&
+		      (!p->arp || !p->arp->probed);
 	if (p->exact && p->exact->has_cm)
 		p->cm = &p->exact->cm;
 	else if (x->v1 && x->n_cms && x->cms[0].cm != FLEET_CM_NOT_ASKED)
@@ -488,6 +532,39 @@ static bool back_of(const struct fleet *f, const struct pair *p, struct pair *re
 }
 
 /*
+ * A pair that nothing above fails, but whose ARP no probe judged: where every
+ * host step 2 chose to ask the destination's address sent no answers
+ * (FleetProbers=1: one host), nobody checked it, and it is unknown, never
+ * ok (issue 47). Placed at the destination port, whose address is the hole;
+ * the cell names the silent host, for the summary.
+ */
+static void unprobed_because(const struct fleet *f, size_t to, size_t kb, struct fleet_cell *c)
+{
+	const struct fleet_port *b = &f->ports[to];
+	size_t who;
+	unsigned int k;
+	char d[64];
+
+	if (c->cause != FLEET_OK || !facts_unprobed(f, b->addrs[kb].id, &who, &k))
+		return;
+	ipstr(&b->addrs[kb].ip, d);
+	if (who == SIZE_MAX)
+		because(c, FLEET_UNKNOWN, to, "not probed: no answer holds an ARP probe of %s", d);
+	else if (k == 1)
+		because(c, FLEET_UNKNOWN, to,
+			"not probed: %s sent no answers, and it alone asks ARP for %s "
+			"(FleetProbers=1)",
+			f->ports[who].host, d);
+	else
+		because(c, FLEET_UNKNOWN, to,
+			"not probed: %s sent no answers, nor did the other hosts that ask ARP for "
+			"%s (FleetProbers=%u)",
+			f->ports[who].host, d, k);
+	c->missing = who == SIZE_MAX ? 0 : who + 1;
+	c->not_probed = true;
+}
+
+/*
  * A port pair is judged, in each family, by the pairs of its addresses that
  * can talk (can_talk); where none can, by all of that family, so that a
  * route that leaves through the wrong port is still found (issue 38: a second address in a
@@ -500,13 +577,15 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 {
 	const struct fleet_port *a = &f->ports[from], *b = &f->ports[to];
 	bool local = a->host_index == b->host_index, any4 = false, any6 = false;
-	size_t na = a->n_addrs, nb = b->n_addrs, n = 0;
+	size_t na = a->n_addrs, nb = b->n_addrs, n = 0, unprobed = 0;
 	/* the pairs of addresses, found once (up to PAIRS_MAX; more are found again) */
 	struct pair p, back, pairs[PAIRS_MAX];
 
 	ret->cause = FLEET_OK;
 	ret->at = from;
 	ret->arp = 0;
+	ret->missing = 0;
+	ret->not_probed = false;
 	ret->why[0] = '\0';
 	(void)why;
 	if (local && !b->local_delivery) {
@@ -566,10 +645,17 @@ void fleet_judge_pair(const struct fleet *f, size_t from, size_t to, bool why,
 				judge_local(f, q, ret);
 			else
 				judge_probe(f, q, back_of(f, q, &back) ? &back : NULL, ret);
+			if (!unprobed && q->unprobed)
+				unprobed = q->kb + 1;
 		}
-	if (!n)
+	if (unprobed)
+		unprobed_because(f, to, unprobed - 1, ret);
+	if (!n) {
 		because(ret, FLEET_UNKNOWN, from, "%s %s", a->host,
 			a->reported ? "checked no address of a common family" : "sent no answers");
+		if (!a->reported)
+			ret->missing = a->host_first + 1;
+	}
 }
 
 void fleet_judge(const struct fleet *f, size_t from, size_t to, struct fleet_cell *ret)

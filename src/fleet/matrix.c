@@ -31,17 +31,23 @@ static void matrix_reason(const struct fleet *f, struct fleet_matrix *m)
 	else if (m->ok + m->not_ok + m->unknown == 0)
 		snprintf(m->reason, sizeof(m->reason), "no pair between two hosts to judge");
 	else {
+		char silent[FLEET_NAME_MAX + 64] = "no host answered for them";
+
 		m->nothing = false;
+		if (m->n_silent)
+			snprintf(silent, sizeof(silent), "%s sent no answers%s",
+				 f->ports[m->silent[0]].host,
+				 m->n_silent > 1 ? " (and more hosts)" : "");
 		if (m->not_ok && m->unknown)
-			snprintf(m->reason, sizeof(m->reason), "%zu pairs not ok, %zu unknown",
-				 m->not_ok, m->unknown);
+			snprintf(m->reason, sizeof(m->reason), "%zu pairs not ok, %zu unknown%s%s",
+				 m->not_ok, m->unknown, m->n_silent ? ": " : "",
+				 m->n_silent ? silent : "");
 		else if (m->not_ok)
 			snprintf(m->reason, sizeof(m->reason), "%zu pair%s not ok", m->not_ok,
 				 m->not_ok == 1 ? "" : "s");
 		else if (m->unknown)
-			snprintf(m->reason, sizeof(m->reason),
-				 "%zu pair%s unknown: no host answered for them", m->unknown,
-				 m->unknown == 1 ? "" : "s");
+			snprintf(m->reason, sizeof(m->reason), "%zu pair%s unknown: %s", m->unknown,
+				 m->unknown == 1 ? "" : "s", silent);
 	}
 }
 
@@ -137,11 +143,14 @@ static bool fast_ok(const struct fleet_fast *s, const struct fleet_fast *d, stru
 		return false;
 	c->cause = FLEET_OK;
 	c->arp = 0;
+	c->missing = 0;
+	c->not_probed = false;
 	/* no segment of askers holding the source: no probe judges the pair */
-	if (d->segs == 0 || !ip_in_prefix(&d->seg, &s->ip))
-		return true;
-	arp = s->v1 ? d->v1_arp : d->probe_arp;
-	if (arp == FAST_ARP_OTHER)
+	arp = d->segs == 0 || !ip_in_prefix(&d->seg, &s->ip) ? FAST_ARP_NONE
+	      : s->v1					     ? d->v1_arp
+							     : d->probe_arp;
+	/* a version-2 source no probe judges: whether one was due (a hole) is the judge's */
+	if (arp == FAST_ARP_OTHER || (arp == FAST_ARP_NONE && !s->v1 && s->ip.family == AF_INET))
 		return false;
 	c->arp = arp == FAST_ARP_OK ? (s->v1 ? 1 : 2) : 0;
 	return true;
@@ -157,6 +166,14 @@ int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 	r = matrix_blocks(f, m);
 	if (r < 0)
 		return r;
+	m->silent_from = calloc(f->n_hosts + 1, sizeof(*m->silent_from));
+	m->silent_probe = calloc(f->n_hosts + 1, sizeof(*m->silent_probe));
+	m->silent = calloc(f->n_hosts + 1, sizeof(*m->silent));
+	if (!m->silent_from || !m->silent_probe || !m->silent)
+		return -ENOMEM;
+	for (size_t i = 0; i < f->n_ports; i += f->ports[i].host_n)
+		if (!f->ports[i].reported)
+			m->silent[m->n_silent++] = i;
 	fast = calloc(f->n_ports + 1, sizeof(*fast));
 	if (!fast)
 		return -ENOMEM;
@@ -180,6 +197,10 @@ int matrix_make(const struct fleet *f, struct fleet_matrix *m)
 			m->probed += c.arp == 1;
 			m->derived += c.arp == 2;
 			m->counts[(bi * m->n_blocks + bj) * FLEET_CAUSE_MAX + c.cause]++;
+			if (c.cause == FLEET_UNKNOWN && c.missing)
+				(c.not_probed
+					 ? m->silent_probe
+					 : m->silent_from)[f->ports[c.missing - 1].host_index]++;
 			if (!matrix_failing(&c))
 				continue;
 			if (array_grow(&m->fails, &m->cap_fails, m->n_fails, sizeof(*m->fails),
@@ -282,6 +303,9 @@ void matrix_free(struct fleet_matrix *m)
 	free(m->block_first);
 	free(m->block_last);
 	free(m->counts);
+	free(m->silent_from);
+	free(m->silent_probe);
+	free(m->silent);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -293,6 +317,34 @@ void matrix_summary(FILE *out, const struct fleet_matrix *m)
 	if (m->unknown)
 		fprintf(out, ", %zu unknown", m->unknown);
 	fprintf(out, "; ARP probed for %zu, derived for %zu", m->probed, m->derived);
+}
+
+/* the holes named, up to this many hosts (the summary stays one screen) */
+#define HOLES_MAX 8
+
+void matrix_holes(FILE *out, const struct fleet *f, const struct fleet_matrix *m, bool html)
+{
+	for (size_t k = 0; k < m->n_silent && k < HOLES_MAX; k++) {
+		const struct fleet_port *p = &f->ports[m->silent[k]];
+		size_t h = p->host_index;
+
+		if (html) {
+			fputs("<p class=\"hole\">missing answers: ", out);
+			matrix_html_text(out, p->host);
+		} else
+			fprintf(out, "missing answers: %s", p->host);
+		fprintf(out,
+			" sent none: %zu pair%s from it unknown, %zu pair%s it was to probe "
+			"(ARP) unknown",
+			m->silent_from[h], m->silent_from[h] == 1 ? "" : "s", m->silent_probe[h],
+			m->silent_probe[h] == 1 ? "" : "s");
+		fputs(html ? "</p>\n" : "\n", out);
+	}
+	if (m->n_silent > HOLES_MAX)
+		fprintf(out,
+			html ? "<p class=\"hole\">and %zu more hosts sent no answers</p>\n"
+			     : "and %zu more hosts sent no answers\n",
+			m->n_silent - HOLES_MAX);
 }
 
 void matrix_html_text(FILE *out, const char *s)

@@ -42,6 +42,12 @@ struct fleet_matrix {
 	bool folded;
 	/* folded by the racks or groups the inventory names (block_first: a host of each) */
 	bool by_rack;
+	/*
+	 * The holes (issue 47), by host: the pairs unknown because it sent no
+	 * answers, its own (from it) and those it alone was to probe; the hosts
+	 * that sent none (their first ports), n_silent of them
+	 */
+	size_t *silent_from, *silent_probe, *silent, n_silent;
 };
 
 /* the causes of failing cells, once each (cause and port), most pairs first */
@@ -73,6 +79,8 @@ bool matrix_ok(const struct fleet_matrix *m);
 /* neither ok nor local */
 bool matrix_failing(const struct fleet_cell *c);
 void matrix_summary(FILE *out, const struct fleet_matrix *m);
+/* the hosts that sent no answers and the pairs unknown because of each (html: a paragraph each) */
+void matrix_holes(FILE *out, const struct fleet *f, const struct fleet_matrix *m, bool html);
 /* s with <, >, &, " and ' escaped */
 void matrix_html_text(FILE *out, const char *s);
 /* the pairs of group g, folded: a line per source port (a list item in HTML) */

@@ -254,6 +254,7 @@ void render_html(const struct fleet *f, const struct fleet_matrix *m, const stru
 	fprintf(out, "</style></head><body>\n<h1>");
 	matrix_summary(out, m);
 	fprintf(out, "</h1>\n");
+	matrix_holes(out, f, m, true);
 	if (m->nothing) {
 		fprintf(out, "<p><strong>Not ok: ");
 		matrix_html_text(out, m->reason);

@@ -46,10 +46,17 @@ void render_json(const struct fleet *f, const struct fleet_matrix *m, const stru
 
 	fprintf(out,
 		"{\"version\":1,\"summary\":{\"pairs\":%zu,\"ok\":%zu,\"not_ok\":%zu,\"local\":%zu,"
-		"\"unknown\":%zu,\"arp_probed\":%zu,\"arp_derived\":%zu},\"listed\":\"%s\","
-		"\"pairs\":[",
-		m->n, m->ok, m->not_ok, m->local, m->unknown, m->probed, m->derived,
-		all ? "all" : "failing");
+		"\"unknown\":%zu,\"arp_probed\":%zu,\"arp_derived\":%zu,\"missing\":[",
+		m->n, m->ok, m->not_ok, m->local, m->unknown, m->probed, m->derived);
+	for (size_t k = 0; k < m->n_silent; k++) {
+		const struct fleet_port *p = &f->ports[m->silent[k]];
+
+		fprintf(out, "%s{\"host\":", k ? "," : "");
+		report_json_string(out, p->host);
+		fprintf(out, ",\"unknown_from\":%zu,\"not_probed\":%zu}",
+			m->silent_from[p->host_index], m->silent_probe[p->host_index]);
+	}
+	fprintf(out, "]},\"listed\":\"%s\",\"pairs\":[", all ? "all" : "failing");
 	if (all) {
 		for (size_t i = 0; i < f->n_ports; i++)
 			for (size_t j = 0; j < f->n_ports; j++)

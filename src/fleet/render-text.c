@@ -21,6 +21,7 @@ void render_text(const struct fleet *f, const struct fleet_matrix *m, const stru
 
 	matrix_summary(out, m);
 	fprintf(out, "\n");
+	matrix_holes(out, f, m, false);
 	if (m->nothing)
 		fprintf(out, "not ok: %s\n", m->reason);
 	for (size_t k = 0; k < shown; k++) {

@@ -18,7 +18,10 @@
 #   calls h1 ib1's pairs stale;
 # - item 12: a host and an interface named with markup: the page escapes
 #   them (an HTML parser finds its cells and no element of theirs), the
-#   JSON gives them back.
+#   JSON gives them back;
+# - issue 47 item 3: a static neighbour entry of h1 sends its replies to
+#   h3 ib0's address to h3 ib1, where rp_filter=1 drops them (a ping says
+#   so): the join names the pair from h3 ib0 at h1 ib0 too.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/common.sh"
 
@@ -111,6 +114,39 @@ expect_rc "  and --check --fleet on that host finds itself in it" 0 \
 	ip netns exec "$(ns h3)" unshare --uts sh -c 'hostname "$1" && exec "$2" --check --fleet "$3" --json' \
 	- "$long" "$IB_HOOK" "$T_DIR/inv-long.json"
 check "  under that name" grep -q "^{\"version\":2,\"host\":\"$long\"" "$T_DIR/out"
+
+# issue 47 item 3: h1 holds 172.16.3.1 (h3 ib0) on ib0 as h3 ib1's hardware
+# address (a static entry), and h3 ib1 has rp_filter=1: h1's replies to
+# 172.16.3.1 go to h3 ib1, whose reverse-path check drops them (h3's way
+# back to h1 leaves through ib0); with rp_filter=0 there, or arp_filter=1
+# alone, they are taken
+h3mac1=$(mac h3 ib1)
+ip -n "$(ns h1)" neigh replace 172.16.3.1 lladdr "$h3mac1" dev ib0 nud permanent
+nsx h3 sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.ib1.rp_filter=1
+expect_rc "issue 47 item 3: h3 ib0 -> h1 ib0 gets no reply (h1's entry sends it to h3 ib1, rp_filter=1)" 1 \
+	nsx h3 ping -c 1 -W 2 -I 172.16.3.1 172.16.1.1
+expect_rc "  h3 ib0 -> h1 ib1 does (h1 ib1's own entry)" 0 nsx h3 ping -c 1 -W 2 -I 172.16.3.1 172.16.1.2
+steps
+check "  the join names both ways at h1 ib0, the entry's holder, and nothing else" python3 -c 'import json,sys
+m = json.load(open(sys.argv[1]))
+bad = sorted((p["from"]["host"], p["from"]["interface"], p["to"]["host"], p["to"]["interface"], p["verdict"],
+              p["at"]["host"], p["at"]["interface"]) for p in m["pairs"] if p["verdict"] not in ("ok", "local"))
+print("# %s" % bad)
+sys.exit(bad != [("h1", "ib0", "h3", "ib0", "neigh-stale", "h1", "ib0"),
+                 ("h3", "ib0", "h1", "ib0", "neigh-stale", "h1", "ib0")])' "$T_DIR/matrix.json"
+check "  saying where the reply goes and what drops it" grep -q "the reply from 172.16.1.1 goes to ib1 of h3, where rp_filter=1 drops it" "$T_DIR/matrix.json"
+nsx h3 sysctl -qw net.ipv4.conf.ib1.rp_filter=0 net.ipv4.conf.ib1.arp_filter=1
+expect_rc "  with rp_filter=0 and arp_filter=1 there, the reply is taken" 0 \
+	nsx h3 ping -c 1 -W 2 -I 172.16.3.1 172.16.1.1
+steps
+check "  and the join names the pair into 172.16.3.1 only" python3 -c 'import json,sys
+m = json.load(open(sys.argv[1]))
+bad = sorted((p["from"]["host"], p["from"]["interface"], p["to"]["host"], p["to"]["interface"], p["verdict"])
+             for p in m["pairs"] if p["verdict"] not in ("ok", "local"))
+print("# %s" % bad)
+sys.exit(bad != [("h1", "ib0", "h3", "ib0", "neigh-stale")])' "$T_DIR/matrix.json"
+nsx h3 sysctl -qw net.ipv4.conf.ib1.arp_filter=0
+ip -n "$(ns h1)" neigh del 172.16.3.1 dev ib0
 
 # item 1: the inventory, then 172.16.1.2 moves from h1 ib1 to h3 ib1
 fleet "$T_DIR/on" %h "$IB_HOOK" --config "$cfg" --inventory >"$T_DIR/inventory.json"

@@ -22,6 +22,7 @@
 #include "fleet.h"
 #include "render.h"
 #include "json.h"
+#include "sample.h"
 
 /* hosts a and b with ports ib0 and ib1, 10.0.H.P/16, MAC 02:00:00:00:0H:0P (a=1, b=2) */
 #define PORT(h, p, extra)                                                                          \
@@ -902,6 +903,279 @@ static void names_with_markup(void **state)
 }
 /* ---- end of issue 38 ---- */
 
+/* ---- issue 47 ---- */
+
+/*
+ * Three hosts h1..h3 with ports ib0 and ib1 in 172.16.0.0/16 (172.16.H.P+1, MAC
+ * 02:00:00:00:0H:0P, as tests/fleet/holes.sh), answers version 2 as step 2 writes them: each address
+ * asked by the k hosts sample.c chooses. flux: a host whose ports answer ARP
+ * for each other's address (arp_ignore=0); rp: a host whose ports have
+ * rp_filter=1. A host's answer whose name is silent is left out; neigh: a
+ * "neigh" member for the answer of host neigh_host.
+ */
+#define PORT3(h, p, a, ai, rp)                                                                     \
+	"{\"interface\":\"ib" #p "\",\"up\":true,\"hwaddr\":\"02:00:00:00:0" #h ":0" #p            \
+	"\",\"addresses\":[\"172.16." #h "." #a "/16\"],\"routed\":true,\"arp_ignore\":" ai        \
+	",\"arp_filter\":0,\"rp_filter\":" rp ",\"accept_local\":0,\"rdma\":null}"
+#define HOST3(h, ai, rp)                                                                           \
+	"{\"version\":1,\"host\":\"h" #h                                                           \
+	"\",\"ports\":[" PORT3(h, 0, 1, ai, rp) "," PORT3(h, 1, 2, ai, rp) "]}\n"
+#define FLUX_H2 HOST3(1, "1", "0") HOST3(2, "0", "0") HOST3(3, "1", "0")
+#define RP_H3	HOST3(1, "1", "0") HOST3(2, "1", "0") HOST3(3, "1", "1")
+#define NO_RP	HOST3(1, "1", "0") HOST3(2, "1", "0") HOST3(3, "1", "0")
+
+static void v2_fleet(struct fleet *f, const char *inventory, unsigned int k, const char *silent,
+		     const char *neigh_host, const char *neigh)
+{
+	struct fleet inv = {};
+	struct sample s;
+	size_t at = 0;
+
+	assert_int_equal(fleet_read(&inv, inventory, fleet_add_inventory, &at), 0);
+	assert_int_equal(sample_init(&s, &inv), 0);
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(fleet_read(f, inventory, fleet_add_inventory, &at), 0);
+	for (size_t h = 0; h < s.n_hosts; h++) {
+		const char *host = inv.ports[s.hosts[h].first].host;
+		char *doc = calloc(1, 16384), addr[64];
+		bool first = true;
+
+		assert_non_null(doc);
+		snprintf(doc, 16384,
+			 "{\"version\":2,\"host\":\"%s\",\"rdma_cm\":\"not asked\",\"stale\":[],"
+			 "\"probing\":{\"probers\":%u,\"rate\":2000,\"window_ms\":1,\"requests\":0,"
+			 "\"retries\":0,\"answered\":0},\"sources\":[",
+			 host, k);
+		for (size_t i = s.hosts[h].first; i < s.hosts[h].first + s.hosts[h].n; i++)
+			snprintf(doc + strlen(doc), 16384 - strlen(doc),
+				 "%s{\"interface\":\"%s\",\"address\":\"%s\",\"classes\":"
+				 "[{\"peers\":\"rest\",\"route_dev\":\"%s\",\"route_table\":%zu,"
+				 "\"route_via\":null,\"route_bound\":true}]}",
+				 i == s.hosts[h].first ? "" : ",", inv.ports[i].ifname,
+				 ip_to_string(&inv.ports[i].addrs[0].ip, addr, sizeof(addr), false),
+				 inv.ports[i].ifname, 1000 + i - s.hosts[h].first);
+		strcat(doc, "],\"arp\":[");
+		for (size_t j = 0; j < inv.n_ports; j++) {
+			const struct ibh_ip *dst = &inv.ports[j].addrs[0].ip;
+			size_t who[SAMPLE_PROBERS_MAX], n = sample_probers(&s, j, dst, k, who),
+							from, a;
+			char d[64], src[64];
+
+			for (size_t w = 0; w < n; w++) {
+				if (who[w] != h)
+					continue;
+				assert_int_equal(sample_source(&s, h, dst, &from, &a), 0);
+				ip_to_string(dst, d, sizeof(d), false);
+				snprintf(doc + strlen(doc), 16384 - strlen(doc),
+					 "%s{\"interface\":\"%s\",\"address\":\"%s\","
+					 "\"peer\":\"%s\",\"answers\":[\"%s\"",
+					 first ? "" : ",", inv.ports[from].ifname,
+					 ip_to_string(&inv.ports[from].addrs[a].ip, src,
+						      sizeof(src), false),
+					 d, inv.ports[j].hwaddr);
+				/* a host with ARP flux: its other port answers too */
+				if (inv.ports[j].arp_ignore == 0)
+					for (size_t o = inv.ports[j].host_first;
+					     o < inv.ports[j].host_first + inv.ports[j].host_n; o++)
+						if (o != j)
+							snprintf(doc + strlen(doc),
+								 16384 - strlen(doc), ",\"%s\"",
+								 inv.ports[o].hwaddr);
+				strcat(doc, "]}");
+				first = false;
+			}
+		}
+		snprintf(doc + strlen(doc), 16384 - strlen(doc),
+			 "],\"rdma_cm_probes\":[],\"neigh\":[%s]}\n",
+			 neigh_host && strcmp(neigh_host, host) == 0 ? neigh : "");
+		if (!silent || strcmp(silent, host) != 0)
+			assert_int_equal(fleet_read(f, doc, fleet_add_probes, &at), 0);
+		free(doc);
+	}
+	sample_free(&s);
+	fleet_free(&inv);
+}
+
+/* the verdict of every pair between two hosts in one string: "FROM>TO=cause@AT " each */
+static void verdicts(const struct fleet *f, char *buf, size_t size)
+{
+	*buf = '\0';
+	for (size_t i = 0; i < f->n_ports; i++)
+		for (size_t j = 0; j < f->n_ports; j++) {
+			struct fleet_cell c;
+
+			if (f->ports[i].host_index == f->ports[j].host_index)
+				continue;
+			fleet_judge(f, i, j, &c);
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s:%s>%s:%s=%s@%s:%s ",
+				 f->ports[i].host, f->ports[i].ifname, f->ports[j].host,
+				 f->ports[j].ifname, fleet_cause_word(c.cause), f->ports[c.at].host,
+				 f->ports[c.at].ifname);
+		}
+}
+
+/*
+ * Item 2: FleetProbers=1 and ARP flux on h2, h1's answer left out. Every
+ * address h1 alone was to ask is a hole: its pairs from h2 and h3 are unknown,
+ * never ok, naming h1; the pairs from h1 are unknown (its own); every other
+ * pair as with h1's answer; the summary names the hole. FleetProbers=2 closes
+ * it: each address of 3 hosts is then asked by both others.
+ */
+static void prober_silent(void **state)
+{
+	struct fleet all, f;
+	struct sample s;
+	char want[4096], got[4096], *buf = NULL;
+	size_t size = 0, holes = 0, into_h2 = 0;
+	FILE *out;
+
+	(void)state;
+	v2_fleet(&all, FLUX_H2, 1, NULL, NULL, NULL);
+	v2_fleet(&f, FLUX_H2, 1, "h1", NULL, NULL);
+	assert_int_equal(sample_init(&s, &f), 0);
+	for (size_t i = 0; i < f.n_ports; i++)
+		for (size_t j = 0; j < f.n_ports; j++) {
+			struct fleet_cell c, w;
+			size_t who;
+
+			if (f.ports[i].host_index == f.ports[j].host_index)
+				continue;
+			fleet_judge(&f, i, j, &c);
+			fleet_judge(&all, i, j, &w);
+			if (strcmp(f.ports[i].host, "h1") == 0) {
+				assert_int_equal(c.cause, FLEET_UNKNOWN);
+				assert_int_equal(c.missing, 1);
+				assert_false(c.not_probed);
+				continue;
+			}
+			/* h1 alone was to ask the address: sample.c's choice, as on the hosts */
+			if (strcmp(f.ports[j].host, "h1") != 0 &&
+			    sample_probers(&s, j, &f.ports[j].addrs[0].ip, 1, &who) == 1 &&
+			    strcmp(f.ports[s.hosts[who].first].host, "h1") == 0) {
+				assert_int_equal(c.cause, FLEET_UNKNOWN);
+				assert_int_equal(c.at, j);
+				assert_true(c.not_probed);
+				assert_string_equal(f.ports[c.missing - 1].host, "h1");
+				assert_non_null(strstr(c.why, "not probed: h1 sent no answers"));
+				holes++;
+				into_h2 += strcmp(f.ports[j].host, "h2") == 0;
+				continue;
+			}
+			assert_int_equal(c.cause, w.cause);
+			assert_int_equal(c.at, w.at);
+		}
+	sample_free(&s);
+	/* the choice of these names and addresses: h1 alone asks both of h2's */
+	assert_int_equal(into_h2, 4);
+	assert_true(holes >= 4);
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_TEXT, out), 1);
+	fclose(out);
+	printf("%s", buf);
+	assert_non_null(strstr(buf, "missing answers: h1 sent none: 8 pairs from it unknown, "));
+	snprintf(want, sizeof(want), "%zu pairs it was to probe (ARP) unknown\n", holes);
+	assert_non_null(strstr(buf, want));
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_JSON, out), 1);
+	fclose(out);
+	snprintf(want, sizeof(want),
+		 "\"missing\":[{\"host\":\"h1\",\"unknown_from\":8,\"not_probed\":%zu}]", holes);
+	assert_non_null(strstr(buf, want));
+	free(buf);
+	buf = NULL;
+	out = open_memstream(&buf, &size);
+	assert_int_equal(fleet_print(&f, FLEET_HTML, out), 1);
+	fclose(out);
+	assert_non_null(strstr(buf, "<p class=\"hole\">missing answers: h1 sent none: 8 pairs"));
+	free(buf);
+	fleet_free(&f);
+	/* a second prober: h3 asks every address h1 does; nothing unknown but h1's own */
+	v2_fleet(&f, FLUX_H2, 2, "h1", NULL, NULL);
+	verdicts(&f, got, sizeof(got));
+	verdicts(&all, want, sizeof(want));
+	for (char *g = got, *w = want; *g;) {
+		char *ge = strchr(g, ' '), *we = strchr(w, ' ');
+
+		*ge = *we = '\0';
+		if (strncmp(g, "h1:", 3) == 0)
+			assert_non_null(strstr(g, "=unknown@h1:"));
+		else
+			assert_string_equal(g, w);
+		g = ge + 1;
+		w = we + 1;
+	}
+	fleet_free(&f);
+	fleet_free(&all);
+}
+
+/*
+ * Item 3: h1 holds 172.16.3.1 (h3 ib0) on both its ports as h3 ib1's hardware
+ * address, and h3's ports have rp_filter=1. The pairs into h3 ib0 from h1
+ * resolve through the entry (neigh-stale at h1, as before); the pairs from h3
+ * ib0 to h1 have their replies sent to h3 ib1, whose strict reverse-path
+ * check drops them (h3's way back to h1 leaves through ib0): neigh-stale at
+ * the entry's holder too, saying so. Without rp_filter=1 those replies are
+ * taken: only the pairs into h3 ib0 fail.
+ */
+static void reply_through_neigh(void **state)
+{
+	static const char *const neigh =
+		"{\"interface\":\"ib0\",\"peer\":\"172.16.3.1\",\"lladdr\":\"02:00:00:00:03:01\","
+		"\"state\":\"permanent\"},{\"interface\":\"ib1\",\"peer\":\"172.16.3.1\","
+		"\"lladdr\":\"02:00:00:00:03:01\",\"state\":\"stale\"}";
+	static const char *const into =
+		"h1:ib0>h3:ib0=neigh-stale@h1:ib0 h1:ib1>h3:ib0=neigh-stale@h1:ib1 ";
+	static const char *const from =
+		"h3:ib0>h1:ib0=neigh-stale@h1:ib0 h3:ib0>h1:ib1=neigh-stale@h1:ib1 ";
+	struct fleet f;
+	struct fleet_cell c;
+	char got[4096];
+
+	(void)state;
+	for (int rp = 0; rp < 2; rp++) {
+		char *buf = NULL;
+		size_t size = 0;
+		FILE *out;
+
+		v2_fleet(&f, rp ? RP_H3 : NO_RP, 1, NULL, "h1", neigh);
+		verdicts(&f, got, sizeof(got));
+		for (char *g = strtok(got, " "); g; g = strtok(NULL, " ")) {
+			char pair[128];
+
+			snprintf(pair, sizeof(pair), "%s ", g);
+			if (strstr(into, pair) || (rp && strstr(from, pair)))
+				continue;
+			/* every other pair ok */
+			assert_non_null(strstr(pair, "=ok@"));
+		}
+		verdicts(&f, got, sizeof(got));
+		assert_non_null(strstr(got, "h1:ib0>h3:ib0=neigh-stale@h1:ib0 "));
+		assert_non_null(strstr(got, "h1:ib1>h3:ib0=neigh-stale@h1:ib1 "));
+		assert_true(!rp || strstr(got, "h3:ib0>h1:ib0=neigh-stale@h1:ib0 "));
+		assert_true(!rp || strstr(got, "h3:ib0>h1:ib1=neigh-stale@h1:ib1 "));
+		assert_true(rp || strstr(got, "h3:ib0>h1:ib0=ok@"));
+		if (rp) {
+			fleet_judge(&f, named(&f, "h3:ib0"), named(&f, "h1:ib1"), &c);
+			assert_string_equal(
+				c.why,
+				"ib1 of h1 holds 172.16.3.1 as 02:00:00:00:03:01 (stale) in its "
+				"neighbour table: the reply from 172.16.1.2 goes to ib1 of h3, "
+				"where rp_filter=1 drops it (the way back from 172.16.3.1 leaves "
+				"through ib0)");
+		}
+		/* the matrix's count, its fast path included */
+		out = open_memstream(&buf, &size);
+		assert_int_equal(fleet_print(&f, FLEET_TEXT, out), 1);
+		fclose(out);
+		assert_non_null(strstr(buf, rp ? "30 pairs: 20 ok, 4 not ok, 6 local"
+					       : "30 pairs: 22 ok, 2 not ok, 6 local"));
+		free(buf);
+		fleet_free(&f);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -925,6 +1199,9 @@ int main(void)
 		cmocka_unit_test(stale_inventory),
 		cmocka_unit_test(nothing_seen),
 		cmocka_unit_test(names_with_markup),
+		/* issue 47 */
+		cmocka_unit_test(prober_silent),
+		cmocka_unit_test(reply_through_neigh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
