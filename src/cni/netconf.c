@@ -277,9 +277,11 @@ static int interface_keys(const struct json *conf, struct ibh_config *c, struct 
 			return r;
 		for (size_t i = 0; i < v->n_items; i++) {
 			if (k == 0)
-				r = scalar(v->items[i], false, keyed[k].json, buf, sizeof(buf), err);
+				r = scalar(v->items[i], false, keyed[k].json, buf, sizeof(buf),
+					   err);
 			else
-				r = gateway_words(v->items[i], keyed[k].json, buf, sizeof(buf), err);
+				r = gateway_words(v->items[i], keyed[k].json, buf, sizeof(buf),
+						  err);
 			if (r < 0)
 				return r;
 			if (config_parse_entry(c, keyed[k].section, v->keys[i], buf, &cerr) < 0)
