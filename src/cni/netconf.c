@@ -384,6 +384,20 @@ int netconf_parse(const char *text, const char *ifname, struct cni_netconf *ret,
 		goto cleanup;
 	}
 	snprintf(ret->version, sizeof(ret->version), "%s", v->s);
+	v = json_get(conf, "name");
+	if (v && v->type == JSON_STRING && strlen(v->s) < sizeof(ret->name) && word_ok(v->s))
+		snprintf(ret->name, sizeof(ret->name), "%s", v->s);
+	v = json_get(conf, "cni.dev/valid-attachments");
+	if (v && v->type != JSON_ARRAY) {
+		r = fail(err, CNI_ERR_DECODE, "cni.dev/valid-attachments",
+			 "\"cni.dev/valid-attachments\" is not an array");
+		goto cleanup;
+	}
+	if (v) {
+		ret->has_valid = true;
+		ret->valid_start = v->start;
+		ret->valid_end = v->end;
+	}
 	for (size_t i = 0; i < conf->n_items; i++)
 		if (!known_key(conf->keys[i])) {
 			char value[80];

@@ -15,6 +15,7 @@
  */
 /* setns() */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "json.h"
 #include "kernel.h"
 #include "lock.h"
 #include "log.h"
@@ -55,20 +57,25 @@ struct others {
 /* an attachment ib-hook added, as the container's file keeps it */
 struct attachment {
 	char ifname[IF_NAMESIZE];
+	char network[64];	    /* the network's name; "-": none ib-hook can write */
 	int sysctl[IBH_SYSCTL_MAX]; /* its own [Sysctl] values, or IBH_SYSCTL_KEEP */
 };
 
 /*
  * The container's file: the record's name (its first line, all that
- * versions before it wrote), the pod-wide settings of the first attachment
- * and every attachment added:
+ * versions before it wrote), the namespace's path (CNI_NETNS, for GC), the
+ * pod-wide settings of the first attachment and every attachment added,
+ * with its network:
  *	netns-c4242
+ *	netns /var/run/netns/cni-1234
  *	pod 1000 yes keep
- *	attachment net1 2 2 keep keep
- * An interface name holds no blank (the kernel refuses one), so words split it.
+ *	attachment net1 rdma0 2 2 keep keep
+ * An interface or network name holds no blank (the kernel refuses one in an
+ * interface name, netconf.c keeps no such network name), so words split them.
  */
 struct pod_file {
 	char record[NAME_MAX + 1];
+	char netns[PATH_MAX];
 	bool decided; /* a "pod" line */
 	uint32_t priority;
 	bool ipv6;
@@ -232,13 +239,22 @@ static int sysctl_of_word(const char *w, int *ret)
 }
 
 /* one line of the container's file; a line it does not know is skipped */
-static void pod_file_line(struct pod_file *pf, const char *line)
+static void pod_file_line(struct pod_file *pf, char *line)
 {
-	char w[6][IF_NAMESIZE + 2];
+	char *w[3 + IBH_SYSCTL_MAX], *save = NULL;
 	struct attachment a = {};
 	unsigned int prio;
-	int n = sscanf(line, "%16s %16s %16s %16s %16s %16s", w[0], w[1], w[2], w[3], w[4], w[5]);
+	size_t n = 0;
 
+	line[strcspn(line, "\n")] = '\0';
+	if (strncmp(line, "netns /", 7) == 0) {
+		if (strlen(line + 6) < sizeof(pf->netns))
+			memcpy(pf->netns, line + 6, strlen(line + 6) + 1);
+		return;
+	}
+	for (char *t = strtok_r(line, " ", &save); t && n < 3 + IBH_SYSCTL_MAX;
+	     t = strtok_r(NULL, " ", &save))
+		w[n++] = t;
 	if (n == 4 && strcmp(w[0], "pod") == 0 && sscanf(w[1], "%u", &prio) == 1 &&
 	    (strcmp(w[2], "yes") == 0 || strcmp(w[2], "no") == 0) &&
 	    (strcmp(w[3], "keep") == 0 || strcmp(w[3], "delete") == 0)) {
@@ -248,27 +264,27 @@ static void pod_file_line(struct pod_file *pf, const char *line)
 		pf->main_route = strcmp(w[3], "delete") == 0 ? IBH_MAIN_DELETE : IBH_MAIN_KEEP;
 		return;
 	}
-	if (n != 2 + IBH_SYSCTL_MAX || strcmp(w[0], "attachment") != 0 ||
-	    strlen(w[1]) >= IF_NAMESIZE || pf->n == sizeof(pf->v) / sizeof(pf->v[0]))
+	if (n != 3 + IBH_SYSCTL_MAX || strcmp(w[0], "attachment") != 0 ||
+	    strlen(w[1]) >= sizeof(a.ifname) || strlen(w[2]) >= sizeof(a.network) ||
+	    pf->n == sizeof(pf->v) / sizeof(pf->v[0]))
 		return;
 	snprintf(a.ifname, sizeof(a.ifname), "%s", w[1]);
+	snprintf(a.network, sizeof(a.network), "%s", w[2]);
 	for (int k = 0; k < IBH_SYSCTL_MAX; k++)
-		if (sysctl_of_word(w[2 + k], &a.sysctl[k]) < 0)
+		if (sysctl_of_word(w[3 + k], &a.sysctl[k]) < 0)
 			return;
 	pf->v[pf->n++] = a;
 }
 
-/* the container's file; a missing one is empty */
-static void pod_file_read(const char *container, struct pod_file *ret)
+/* the container's file at path; a missing one is empty */
+static void pod_file_read_at(const char *path, struct pod_file *ret)
 {
-	char path[PATH_MAX], line[128];
+	char line[PATH_MAX + 16];
 	struct stat st;
 	FILE *f;
 	int fd;
 
 	memset(ret, 0, sizeof(*ret));
-	if (link_path(path, sizeof(path), container) < 0)
-		return;
 	/* O_NONBLOCK: a FIFO planted there must not hang the runtime */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
@@ -279,23 +295,36 @@ static void pod_file_read(const char *container, struct pod_file *ret)
 	}
 	if (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		snprintf(ret->record, sizeof(ret->record), "%s", line);
+		if (strlen(line) < sizeof(ret->record))
+			memcpy(ret->record, line, strlen(line) + 1);
 	}
 	while (fgets(line, sizeof(line), f))
 		pod_file_line(ret, line);
 	fclose(f);
 }
 
+static void pod_file_read(const char *container, struct pod_file *ret)
+{
+	char path[PATH_MAX];
+
+	if (link_path(path, sizeof(path), container) < 0)
+		memset(ret, 0, sizeof(*ret));
+	else
+		pod_file_read_at(path, ret);
+}
+
 static void pod_file_write(const char *container, const struct pod_file *pf)
 {
-	char path[PATH_MAX], text[4096], v[IBH_SYSCTL_MAX][8];
+	char path[PATH_MAX], text[8192], v[IBH_SYSCTL_MAX][8];
 	size_t len;
 	int r;
 
 	if (link_path(path, sizeof(path), container) < 0)
 		return;
 	len = (size_t)snprintf(text, sizeof(text), "%s\n", pf->record);
-	if (pf->decided)
+	if (pf->netns[0] == '/' && !strchr(pf->netns, '\n'))
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "netns %s\n", pf->netns);
+	if (pf->decided && len < sizeof(text))
 		len += (size_t)snprintf(text + len, sizeof(text) - len, "pod %u %s %s\n",
 					pf->priority, pf->ipv6 ? "yes" : "no",
 					pf->main_route == IBH_MAIN_DELETE ? "delete" : "keep");
@@ -303,8 +332,8 @@ static void pod_file_write(const char *container, const struct pod_file *pf)
 		for (int k = 0; k < IBH_SYSCTL_MAX; k++)
 			sysctl_word(pf->v[i].sysctl[k], v[k], sizeof(v[k]));
 		len += (size_t)snprintf(text + len, sizeof(text) - len,
-					"attachment %s %s %s %s %s\n", pf->v[i].ifname, v[0], v[1],
-					v[2], v[3]);
+					"attachment %s %s %s %s %s %s\n", pf->v[i].ifname,
+					pf->v[i].network, v[0], v[1], v[2], v[3]);
 	}
 	r = record_write(path, text);
 	if (r < 0)
@@ -560,7 +589,8 @@ static void take_back(struct ibh_engine *e, const char *ifname)
 		(void)engine_end(e, &req);
 }
 
-static void attachment_set(struct pod_file *pf, const char *ifname, const struct ibh_config *c)
+static void attachment_set(struct pod_file *pf, const char *ifname, const char *network,
+			   const struct ibh_config *c)
 {
 	struct attachment *a = attachment_of(pf, ifname);
 
@@ -577,11 +607,13 @@ static void attachment_set(struct pod_file *pf, const char *ifname, const struct
 		a = &pf->v[pf->n++];
 		snprintf(a->ifname, sizeof(a->ifname), "%s", ifname);
 	}
+	snprintf(a->network, sizeof(a->network), "%s", network[0] ? network : "-");
 	memcpy(a->sysctl, c->sysctl, sizeof(a->sysctl));
 }
 
-static int run(enum pod_command cmd, const char *container, const char *ifname,
-	       const struct cni_netconf *nc, struct ibh_config *c, struct cni_error *err)
+static int run(enum pod_command cmd, const char *netns, const char *container,
+	       const char *ifname, const struct cni_netconf *nc, struct ibh_config *c,
+	       struct cni_error *err)
 {
 	struct ibh_request req = { .action = cmd == POD_DEL ? IBH_ACTION_REMOVE : IBH_ACTION_APPLY,
 				   .mode = IBH_MODE_CHANGE,
@@ -636,8 +668,9 @@ static int run(enum pod_command cmd, const char *container, const char *ifname,
 		return 0;
 	}
 	/* ahead of the record: a DEL after the namespace went finds it, also after a crash */
-	if (cmd == POD_ADD && strcmp(pf.record, base) != 0) {
+	if (cmd == POD_ADD && (strcmp(pf.record, base) != 0 || strcmp(pf.netns, netns) != 0)) {
 		snprintf(pf.record, sizeof(pf.record), "%s", base);
+		snprintf(pf.netns, sizeof(pf.netns), "%s", netns);
 		pod_file_write(container, &pf);
 	}
 	res = engine_run(e, ifname, &req);
@@ -648,7 +681,7 @@ static int run(enum pod_command cmd, const char *container, const char *ifname,
 	if (cmd == POD_ADD && res != IBH_OK)
 		take_back(e, ifname);
 	else if (cmd == POD_ADD)
-		attachment_set(&pf, ifname, c);
+		attachment_set(&pf, ifname, nc->name, c);
 	else if (res == IBH_OK)
 		attachment_drop(&pf, ifname);
 	if (cmd == POD_ADD || res == IBH_OK) {
@@ -699,9 +732,153 @@ int pod_run(enum pod_command cmd, const char *netns, const char *container, cons
 		return fail(err, lock == -ETIMEDOUT ? CNI_ERR_APPLY : CNI_ERR_IO,
 			    "cannot take ib-hook's run lock", strerror(-lock));
 	c = malloc(sizeof(*c));
-	r = c ? run(cmd, container, ifname, nc, c, err)
+	r = c ? run(cmd, netns, container, ifname, nc, c, err)
 	      : fail(err, CNI_ERR_IO, "out of memory", NULL);
 	free(c);
 	close(lock);
+	return r;
+}
+
+/* GC: the runtime lists container and ifname of every attachment of the network it keeps */
+static bool listed(const struct json *valid, const char *container, const char *ifname)
+{
+	for (size_t i = 0; i < valid->n_items; i++) {
+		const char *c = json_get_string(valid->items[i], "containerID");
+		const char *n = json_get_string(valid->items[i], "ifname");
+
+		if (c && n && strcmp(c, container) == 0 && strcmp(n, ifname) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * One container's file: its attachments of this network that the runtime
+ * no longer lists are DELeted inside their namespace, as their DEL would;
+ * a namespace that is gone (or whose path now names another, as a reused
+ * /proc/PID does) takes its record and the file. Those of other networks
+ * are theirs to collect. 0, or -1 with err filled; host is the node's
+ * network namespace, where it returns.
+ */
+static int gc_container(const char *container, const struct cni_netconf *nc,
+			const struct json *valid, int host, struct ibh_config *c,
+			struct cni_error *err)
+{
+	char stale[IBH_MAX_GLOBS - 1][IF_NAMESIZE];
+	struct ibh_engine *e = NULL;
+	struct pod_file pf;
+	size_t n_stale = 0;
+	const char *path;
+	bool same;
+	int fd, r = 0;
+
+	pod_file_read(container, &pf);
+	for (size_t i = 0; i < pf.n; i++)
+		if (strcmp(pf.v[i].network, nc->name) == 0 &&
+		    !listed(valid, container, pf.v[i].ifname))
+			snprintf(stale[n_stale++], IF_NAMESIZE, "%s", pf.v[i].ifname);
+	/* a file of a version before GC names no namespace: left to its DEL */
+	if (!pf.netns[0])
+		return 0;
+	fd = open(pf.netns, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		drop_gone(container);
+		return 0;
+	}
+	if (fd < 0 || n_stale == 0) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		close(fd);
+		return 0;
+	}
+	close(fd);
+	same = engine_new(&nc->config, &e) == 0;
+	if (same) {
+		path = engine_record_path(e);
+		same = strcmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, pf.record) == 0;
+	}
+	engine_free(e);
+	for (size_t i = 0; same && i < n_stale && r == 0; i++) {
+		log_info("%s: %s is no attachment the runtime keeps: collected", container,
+			 stale[i]);
+		r = run(POD_DEL, pf.netns, container, stale[i], nc, c, err);
+	}
+	if (setns(host, CLONE_NEWNET) < 0)
+		return fail(err, CNI_ERR_IO, "cannot return to the node's network namespace",
+			    strerror(errno));
+	if (!same)
+		drop_gone(container);
+	return r;
+}
+
+int pod_gc(const struct cni_netconf *nc, const char *text, const char *lock_path,
+	   struct cni_error *err)
+{
+	char (*names)[NAME_MAX + 1] = NULL;
+	struct json *valid = NULL;
+	struct ibh_config *c = NULL;
+	size_t n = 0, cap = 0, at = 0;
+	int host = -1, lock = -1, r = 0;
+	const char *end;
+	struct dirent *de;
+	char *list;
+	DIR *d;
+
+	/* no list, or a network whose name ib-hook does not keep: nothing is known stale */
+	if (!nc->has_valid || !nc->name[0])
+		return 0;
+	list = strndup(text + nc->valid_start, nc->valid_end - nc->valid_start);
+	if (!list || json_parse(list, &end, &at, &valid) < 0) {
+		free(list);
+		return fail(err, CNI_ERR_DECODE, "cannot read \"cni.dev/valid-attachments\"", NULL);
+	}
+	free(list);
+	c = malloc(sizeof(*c));
+	host = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (!c || host < 0) {
+		r = fail(err, CNI_ERR_IO, "cannot open the node's network namespace",
+			 strerror(c ? errno : ENOMEM));
+		goto cleanup;
+	}
+	lock = lock_take(lock_path, LOCK_WAIT_SEC);
+	if (lock < 0) {
+		r = fail(err, lock == -ETIMEDOUT ? CNI_ERR_APPLY : CNI_ERR_IO,
+			 "cannot take ib-hook's run lock", strerror(-lock));
+		goto cleanup;
+	}
+	/* the names first: collecting deletes files of the directory */
+	d = opendir(kernel->state_dir);
+	while (d && (de = readdir(d))) {
+		if (strncmp(de->d_name, "cni-", 4) != 0 || !container_id_valid(de->d_name + 4))
+			continue;
+		if (n == cap) {
+			void *more = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
+
+			if (!more)
+				break;
+			names = more;
+		}
+		snprintf(names[n++], sizeof(names[0]), "%s", de->d_name + 4);
+	}
+	if (d)
+		closedir(d);
+	/* every container, whatever one of them says: the error is the first one's */
+	for (size_t i = 0; i < n; i++) {
+		struct cni_error later;
+
+		if (gc_container(names[i], nc, valid, host, c, r < 0 ? &later : err) < 0)
+			r = -1;
+	}
+cleanup:
+	if (lock >= 0)
+		close(lock);
+	if (host >= 0)
+		close(host);
+	free(names);
+	free(c);
+	json_free(valid);
 	return r;
 }

@@ -41,7 +41,7 @@ before=$(ibh_state p)
 out=$(CNI_COMMAND=VERSION "$IB_HOOK" </dev/null)
 expect_eq "VERSION lists the spec versions" '["0.4.0", "1.0.0", "1.1.0"]' \
 	"$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["supportedVersions"])' | tr "'" '"')"
-expect_rc "GC of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"n0\",\"type\":\"ib-hook\",\"cni.dev/valid-attachments\":[]}' | CNI_COMMAND=GC $IB_HOOK"
+expect_rc "GC of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"gc-$T_PFX\",\"type\":\"ib-hook\",\"cni.dev/valid-attachments\":[]}' | CNI_COMMAND=GC $IB_HOOK"
 expect_rc "STATUS of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"n0\",\"type\":\"ib-hook\"}' | CNI_COMMAND=STATUS $IB_HOOK"
 
 # ADD, order and prevResult
