@@ -680,9 +680,9 @@ static int run(enum pod_command cmd, const char *netns, const char *container,
 		res = engine_end(e, &req);
 	if (cmd == POD_ADD && res != IBH_OK)
 		take_back(e, ifname);
-	else if (cmd == POD_ADD)
+	if (cmd == POD_ADD && res == IBH_OK)
 		attachment_set(&pf, ifname, nc->name, c);
-	else if (res == IBH_OK)
+	else if (cmd == POD_ADD || res == IBH_OK)
 		attachment_drop(&pf, ifname);
 	if (cmd == POD_ADD || res == IBH_OK) {
 		drop_empty_record(path);
