@@ -202,12 +202,12 @@ bool container_id_valid(const char *s)
 }
 
 /*
- * The container's link to its pod's record: <state>/cni-<CNI_CONTAINERID>
- * holds the record's name. A DEL after the namespace went cannot name the
- * namespace any more; through the link it still takes the record, which
- * would otherwise stay in /run until the next boot.
+ * The container's file: <state>/cni-<CNI_CONTAINERID>. A DEL after the
+ * namespace went cannot name the namespace any more; through the file it
+ * still takes the record, which would otherwise stay in /run until the next
+ * boot.
  */
-static int link_path(char *buf, size_t size, const char *container)
+static int pod_file_path(char *buf, size_t size, const char *container)
 {
 	int n = snprintf(buf, size, "%s/cni-%s", kernel->state_dir, container);
 
@@ -307,7 +307,7 @@ static void pod_file_read(const char *container, struct pod_file *ret)
 {
 	char path[PATH_MAX];
 
-	if (link_path(path, sizeof(path), container) < 0)
+	if (pod_file_path(path, sizeof(path), container) < 0)
 		memset(ret, 0, sizeof(*ret));
 	else
 		pod_file_read_at(path, ret);
@@ -319,7 +319,7 @@ static void pod_file_write(const char *container, const struct pod_file *pf)
 	size_t len;
 	int r;
 
-	if (link_path(path, sizeof(path), container) < 0)
+	if (pod_file_path(path, sizeof(path), container) < 0)
 		return;
 	len = (size_t)snprintf(text, sizeof(text), "%s\n", pf->record);
 	if (pf->netns[0] == '/' && !strchr(pf->netns, '\n'))
@@ -368,11 +368,11 @@ static const struct attachment *first_other(const struct pod_file *pf, const cha
 	return NULL;
 }
 
-static void link_drop(const char *container)
+static void pod_file_drop(const char *container)
 {
 	char path[PATH_MAX];
 
-	if (link_path(path, sizeof(path), container) == 0)
+	if (pod_file_path(path, sizeof(path), container) == 0)
 		(void)unlink(path);
 }
 
@@ -385,7 +385,7 @@ static bool cookie_record(const char *name)
 
 /*
  * DEL after the namespace went: the kernel took ib-hook's objects with it;
- * the record the container's link names goes too, when it is named by the
+ * the record the container's file names goes too, when it is named by the
  * namespace's cookie. One named by an inode (kernels before 5.14) stays: a
  * later namespace may have that inode, and its own record is that file
  * (engine's witnesses tell the two apart).
@@ -395,7 +395,7 @@ static void drop_gone(const char *container)
 	char path[PATH_MAX], name[NAME_MAX + 2] = "";
 	FILE *f;
 
-	if (link_path(path, sizeof(path), container) < 0)
+	if (pod_file_path(path, sizeof(path), container) < 0)
 		return;
 	f = fopen(path, "re");
 	if (!f)
@@ -687,7 +687,7 @@ static int run(enum pod_command cmd, const char *netns, const char *container,
 	if (cmd == POD_ADD || res == IBH_OK) {
 		drop_empty_record(path);
 		if (pf.n == 0 && access(path, F_OK) < 0 && errno == ENOENT)
-			link_drop(container);
+			pod_file_drop(container);
 		else if (pf.record[0])
 			pod_file_write(container, &pf);
 	}
