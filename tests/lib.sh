@@ -116,7 +116,7 @@ t_cleanup() {
 	for rec in $T_RECORDS; do
 		rm -f "$rec" "$rec.watch" "$rec".*.tmp "$rec".routes-*
 	done
-	# the CNI plugin's links from a container ID (tests/cni: ctr-$T_PFX...) to a record
+	# the CNI plugin's container files (tests/cni: ctr-$T_PFX...), which name a record
 	rm -f /run/ib-hook/cni-ctr-"$T_PFX"*
 	rm -rf "$T_DIR"
 }

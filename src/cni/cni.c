@@ -171,9 +171,12 @@ int cni_main(FILE *in, FILE *out, const char *lock_path)
 			  "ib-hook speaks 0.4.0, 1.0.0 and 1.1.0");
 		goto cleanup;
 	}
-	/* GC: ib-hook keeps nothing outside the pod's namespace that DEL does not take */
+	if (strcmp(cmd, "GC") == 0) {
+		r = pod_gc(nc, text, lock_path, &err) < 0 ? print_error(out, v, &err) : 0;
+		goto cleanup;
+	}
 	if (commands[k].pod < 0) {
-		r = strcmp(cmd, "STATUS") == 0 ? status(out, v) : 0;
+		r = status(out, v);
 		goto cleanup;
 	}
 	if (!container || !*container) {

@@ -117,6 +117,33 @@ static void number_text(double n, char *buf, size_t size)
 		snprintf(buf, size, "%g", n);
 }
 
+/*
+ * A value as an error shows it beside its key (error 2 must name both): a
+ * string in quotes and cut short, an object or array only as such
+ */
+static void value_text(const struct json *v, char *buf, size_t size)
+{
+	switch (v->type) {
+	case JSON_NUMBER:
+		number_text(v->n, buf, size);
+		break;
+	case JSON_STRING:
+		snprintf(buf, size, "\"%.64s%s\"", v->s, strlen(v->s) > 64 ? "..." : "");
+		break;
+	case JSON_BOOL:
+		snprintf(buf, size, "%s", v->b ? "true" : "false");
+		break;
+	case JSON_OBJECT:
+		snprintf(buf, size, "{...}");
+		break;
+	case JSON_ARRAY:
+		snprintf(buf, size, "[...]");
+		break;
+	default:
+		snprintf(buf, size, "null");
+	}
+}
+
 /* a value that is a number, or (when words) a word such as "keep" */
 static int scalar(const struct json *v, bool words, const char *key, char *buf, size_t size,
 		  struct cni_error *err)
@@ -147,10 +174,6 @@ static int object_keys(const struct json *o, const char *key, struct cni_error *
 {
 	if (o->type != JSON_OBJECT)
 		return fail(err, CNI_ERR_CONFIG, key, "\"%s\" is an object", key);
-	for (size_t i = 0; i < o->n_items; i++)
-		if (!word_ok(o->keys[i]))
-			return fail(err, CNI_ERR_CONFIG, key, "\"%s\" names no interface: \"%s\"",
-				    key, o->keys[i]);
 	return 0;
 }
 
@@ -203,26 +226,6 @@ static int ib_hook_keys(const struct json *conf, struct ini *ini, struct cni_err
 	if ((v = json_get(conf, "gatewayRoutes")) &&
 	    (r = boolean(v, "gatewayRoutes", ini, "GatewayRoutes", err)) < 0)
 		return r;
-	if ((v = json_get(conf, "tables"))) {
-		if ((r = object_keys(v, "tables", err)) < 0)
-			return r;
-		line(ini, "", "[Tables]");
-		for (size_t i = 0; i < v->n_items; i++) {
-			if ((r = scalar(v->items[i], false, "tables", buf, sizeof(buf), err)) < 0)
-				return r;
-			line(ini, "tables", "%s=%s", v->keys[i], buf);
-		}
-	}
-	if ((v = json_get(conf, "gateways"))) {
-		if ((r = object_keys(v, "gateways", err)) < 0)
-			return r;
-		line(ini, "", "[Gateways]");
-		for (size_t i = 0; i < v->n_items; i++) {
-			if ((r = gateway_words(v->items[i], "gateways", buf, sizeof(buf), err)) < 0)
-				return r;
-			line(ini, "gateways", "%s=%s", v->keys[i], buf);
-		}
-	}
 	if ((v = json_get(conf, "sysctls"))) {
 		if ((r = object_keys(v, "sysctls", err)) < 0)
 			return r;
@@ -233,11 +236,13 @@ static int ib_hook_keys(const struct json *conf, struct ini *ini, struct cni_err
 			for (k = 0; k < sizeof(sysctl_keys) / sizeof(sysctl_keys[0]); k++)
 				if (strcmp(v->keys[i], sysctl_keys[k].json) == 0)
 					break;
-			if (k == sizeof(sysctl_keys) / sizeof(sysctl_keys[0]))
+			if (k == sizeof(sysctl_keys) / sizeof(sysctl_keys[0])) {
+				value_text(v->items[i], buf, sizeof(buf));
 				return fail(err, CNI_ERR_FIELD, "sysctls",
-					    "unknown key \"%s\" in \"sysctls\" (arpIgnore, "
+					    "unknown key \"%s\": %s in \"sysctls\" (arpIgnore, "
 					    "arpAnnounce, rpFilter, acceptLocal)",
-					    v->keys[i]);
+					    v->keys[i], buf);
+			}
 			if ((r = scalar(v->items[i], true, "sysctls", buf, sizeof(buf), err)) < 0)
 				return r;
 			line(ini, "sysctls", "%s=%s", sysctl_keys[k].ini, buf);
@@ -245,6 +250,45 @@ static int ib_hook_keys(const struct json *conf, struct ini *ini, struct cni_err
 	}
 	if (ini->overflow)
 		return fail(err, CNI_ERR_CONFIG, NULL, "the ib-hook keys are too long");
+	return 0;
+}
+
+/*
+ * "tables" and "gateways", keyed by interface names: straight into the
+ * configuration through the reader's own rule for each entry, not as lines
+ * of a file, whose syntax has no room for names the kernel accepts such as
+ * "rail#1", "r=1" or "rail[1]"
+ */
+static int interface_keys(const struct json *conf, struct ibh_config *c, struct cni_error *err)
+{
+	static const struct {
+		const char *json, *section;
+	} keyed[] = { { "tables", "Tables" }, { "gateways", "Gateways" } };
+	struct ibh_config_error cerr = {};
+	char buf[256];
+	int r;
+
+	for (size_t k = 0; k < sizeof(keyed) / sizeof(keyed[0]); k++) {
+		const struct json *v = json_get(conf, keyed[k].json);
+
+		if (!v)
+			continue;
+		if ((r = object_keys(v, keyed[k].json, err)) < 0)
+			return r;
+		for (size_t i = 0; i < v->n_items; i++) {
+			if (k == 0)
+				r = scalar(v->items[i], false, keyed[k].json, buf, sizeof(buf),
+					   err);
+			else
+				r = gateway_words(v->items[i], keyed[k].json, buf, sizeof(buf),
+						  err);
+			if (r < 0)
+				return r;
+			if (config_parse_entry(c, keyed[k].section, v->keys[i], buf, &cerr) < 0)
+				return fail(err, CNI_ERR_CONFIG, keyed[k].json, "\"%s\": %s",
+					    keyed[k].json, cerr.message);
+		}
+	}
 	return 0;
 }
 
@@ -340,12 +384,29 @@ int netconf_parse(const char *text, const char *ifname, struct cni_netconf *ret,
 		goto cleanup;
 	}
 	snprintf(ret->version, sizeof(ret->version), "%s", v->s);
+	v = json_get(conf, "name");
+	if (v && v->type == JSON_STRING && strlen(v->s) < sizeof(ret->name) && word_ok(v->s))
+		snprintf(ret->name, sizeof(ret->name), "%s", v->s);
+	v = json_get(conf, "cni.dev/valid-attachments");
+	if (v && v->type != JSON_ARRAY) {
+		r = fail(err, CNI_ERR_DECODE, "cni.dev/valid-attachments",
+			 "\"cni.dev/valid-attachments\" is not an array");
+		goto cleanup;
+	}
+	if (v) {
+		ret->has_valid = true;
+		ret->valid_start = v->start;
+		ret->valid_end = v->end;
+	}
 	for (size_t i = 0; i < conf->n_items; i++)
 		if (!known_key(conf->keys[i])) {
+			char value[80];
+
+			value_text(conf->items[i], value, sizeof(value));
 			r = fail(err, CNI_ERR_FIELD, conf->keys[i],
-				 "unknown key \"%s\" in ib-hook's network configuration "
+				 "unknown key \"%s\": %s in ib-hook's network configuration "
 				 "(ib-hook(8))",
-				 conf->keys[i]);
+				 conf->keys[i], value);
 			goto cleanup;
 		}
 	r = ib_hook_keys(conf, ini, err);
@@ -360,15 +421,6 @@ int netconf_parse(const char *text, const char *ifname, struct cni_netconf *ret,
 		ret->has_prev = true;
 		ret->prev_start = prev->start;
 		ret->prev_end = prev->end;
-		/* a gateway the keys give the interface wins over prevResult's */
-		v = json_get(conf, "gateways");
-		if (ifname && word_ok(ifname) && !json_get(v, ifname)) {
-			prev_gateways(prev, ifname, gws, sizeof(gws));
-			if (gws[0]) {
-				line(ini, "", "[Gateways]");
-				line(ini, "prevResult", "%s=%s", ifname, gws);
-			}
-		}
 	}
 	r = config_parse(&ret->config, ini->text, ini->len, &cerr);
 	if (r < 0) {
@@ -377,6 +429,16 @@ int netconf_parse(const char *text, const char *ifname, struct cni_netconf *ret,
 
 		r = fail(err, CNI_ERR_CONFIG, origin, "\"%s\": %s", origin, cerr.message);
 		goto cleanup;
+	}
+	r = interface_keys(conf, &ret->config, err);
+	if (r < 0)
+		goto cleanup;
+	/* a gateway the keys give the interface wins over prevResult's */
+	if (ret->has_prev && ifname && !config_gateway_of(&ret->config, ifname)) {
+		prev_gateways(prev, ifname, gws, sizeof(gws));
+		if (gws[0] && config_parse_entry(&ret->config, "Gateways", ifname, gws, &cerr) < 0)
+			r = fail(err, CNI_ERR_CONFIG, "prevResult", "\"prevResult\": %s",
+				 cerr.message);
 	}
 cleanup:
 	json_free(conf);

@@ -38,6 +38,11 @@ struct cni_netconf {
 	/* prevResult, as the previous plugin wrote it: byte offsets into the input */
 	bool has_prev;
 	size_t prev_start, prev_end;
+	/* the network's "name", when it is a word (no blank); GC's attachments are the network's */
+	char name[64];
+	/* GC: "cni.dev/valid-attachments", an array: byte offsets into the input */
+	bool has_valid;
+	size_t valid_start, valid_end;
 };
 
 /* "0.4.0", "1.0.0", "1.1.0": the versions spoken, as VERSION lists them */

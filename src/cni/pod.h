@@ -25,6 +25,14 @@ enum pod_command {
 int pod_run(enum pod_command cmd, const char *netns, const char *container, const char *ifname,
 	    const struct cni_netconf *nc, const char *lock_path, struct cni_error *err);
 /*
+ * GC (CNI 1.1): the attachments of network nc->name that ib-hook added and
+ * that nc's "cni.dev/valid-attachments" (in text, the whole input) does not
+ * list are DELeted; the records of namespaces that are gone go. 0, or -1
+ * with err filled.
+ */
+int pod_gc(const struct cni_netconf *nc, const char *text, const char *lock_path,
+	   struct cni_error *err);
+/*
  * CNI's container ID: a letter or digit, then letters, digits, '_', '.' and
  * '-'; at most 240 of them here (it names a file)
  */

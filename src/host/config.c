@@ -451,6 +451,26 @@ static int parse_line(struct ibh_config *c, section_parser *section, unsigned in
 	return fail(err, line, key, "key '%s' outside of any section", key);
 }
 
+int config_parse_entry(struct ibh_config *c, const char *section, const char *key,
+		       const char *value, struct ibh_config_error *err)
+{
+	struct ibh_config parsed = *c;
+	section_parser parse;
+	char buf[1024];
+	int r;
+
+	if (parse_section(section, &parse) < 0)
+		return fail(err, 0, NULL, "unknown section [%.40s]", section);
+	if (strlen(value) >= sizeof(buf))
+		return fail(err, 0, key, "value longer than %zu characters", sizeof(buf) - 1);
+	snprintf(buf, sizeof(buf), "%s", value);
+	r = parse(&parsed, 0, key, buf, err);
+	if (r < 0)
+		return r;
+	*c = parsed;
+	return 0;
+}
+
 int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh_config_error *err)
 {
 	struct ibh_config parsed;

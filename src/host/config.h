@@ -67,6 +67,13 @@ struct ibh_config_error {
 void config_defaults(struct ibh_config *c);
 /* one file's text over the defaults */
 int config_parse(struct ibh_config *c, const char *text, size_t size, struct ibh_config_error *err);
+/*
+ * One Key=Value of section over c, as a line of a file gives it, but for a
+ * key the file's syntax cannot hold (an interface named "rail#1" or "r=1");
+ * c is unchanged on error
+ */
+int config_parse_entry(struct ibh_config *c, const char *section, const char *key,
+		       const char *value, struct ibh_config_error *err);
 /* one more file's text over c, as a drop-in: later values win; c is unchanged on error */
 int config_parse_over(struct ibh_config *c, const char *text, size_t size,
 		      struct ibh_config_error *err);

@@ -86,3 +86,42 @@ record_of() {
 	t_record "$(ns "$1")"
 	echo "${T_RECORDS##* }"
 }
+
+# ib-hook alone as a plugin, called as a runtime calls it, without
+# Debian's plugins: links of a pod made by the test, prevResult written here
+
+# ibh_plugin COMMAND POD IFNAME: ib-hook for IFNAME of POD, the configuration on stdin
+ibh_plugin() {
+	CNI_COMMAND=$1 CNI_CONTAINERID=ctr-$T_PFX$2 CNI_NETNS=$(netns_path "$2") CNI_IFNAME=$3 \
+		"$IB_HOOK"
+}
+
+# prev_conf POD IFNAME ADDRESS GATEWAY [KEYS]: the plugin's configuration,
+# KEYS (JSON members) beside its type, prevResult naming IFNAME of POD with
+# ADDRESS and GATEWAY as a plugin before ib-hook reports them
+prev_conf() {
+	printf '{"cniVersion":"1.0.0","name":"n","type":"ib-hook"%s,"prevResult":{"cniVersion":"1.0.0","interfaces":[{"name":"%s","sandbox":"%s"}],"ips":[{"address":"%s","gateway":"%s","interface":0}]}}\n' \
+		"${5:+,$5}" "$2" "$(netns_path "$1")" "$3" "$4"
+}
+
+# cni_code FILE: the code of the CNI error object in FILE (ib-hook's own
+# compact JSON: no python to start for each), or "none"
+cni_code() {
+	local c
+	c=$(sed -n 's/^{"cniVersion":"[^"]*","code":\([0-9]*\),.*/\1/p' "$1")
+	echo "${c:-none}"
+}
+
+# attach POD IFNAME ADDRESS: a link of POD with that address, up (a veth whose
+# peer stays in POD without an address: this kernel may lack dummy links)
+attach() {
+	local peer="p${2//[^a-z0-9]/}"
+	ip -n "$T_PFX$1" link add "$2" type veth peer name "$peer" &&
+		ip -n "$T_PFX$1" link set "$peer" up && ip -n "$T_PFX$1" link set "$2" up &&
+		ip -n "$T_PFX$1" addr add "$3" dev "$2"
+}
+
+# pod_file POD: the container's file ib-hook keeps beside the pod's record
+pod_file() {
+	echo "/run/ib-hook/cni-ctr-$T_PFX$1"
+}

@@ -41,7 +41,7 @@ before=$(ibh_state p)
 out=$(CNI_COMMAND=VERSION "$IB_HOOK" </dev/null)
 expect_eq "VERSION lists the spec versions" '["0.4.0", "1.0.0", "1.1.0"]' \
 	"$(echo "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["supportedVersions"])' | tr "'" '"')"
-expect_rc "GC of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"n0\",\"type\":\"ib-hook\",\"cni.dev/valid-attachments\":[]}' | CNI_COMMAND=GC $IB_HOOK"
+expect_rc "GC of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"gc-$T_PFX\",\"type\":\"ib-hook\",\"cni.dev/valid-attachments\":[]}' | CNI_COMMAND=GC $IB_HOOK"
 expect_rc "STATUS of 1.1 succeeds" 0 sh -c "echo '{\"cniVersion\":\"1.1.0\",\"name\":\"n0\",\"type\":\"ib-hook\"}' | CNI_COMMAND=STATUS $IB_HOOK"
 
 # ADD, order and prevResult
@@ -136,8 +136,8 @@ check "... and the container's link to it" test ! -e "$link"
 # a pod whose namespace goes before its DEL (a node's runtime restarted): the
 # kernel takes the rules and routes, DEL the record through the link
 echo "$conf" | plugin ADD p net1 >/dev/null
-expect_eq "ADD wrote the container's link, naming the pod's record" \
-	"${rec##*/}" "$(cat "$link" 2>&1)"
+expect_eq "ADD wrote the container's file, its first line naming the pod's record" \
+	"${rec##*/}" "$(head -n 1 "$link" 2>&1)"
 check "... which holds net1's rule" grep -q "$(pod_addr p net1 4)" "$rec"
 ns_del "$(ns p)"
 echo '{"cniVersion":"0.4.0","name":"n1","type":"ib-hook","priority":900}' | plugin DEL p net1 >"$T_DIR/out" 2>"$T_DIR/err"

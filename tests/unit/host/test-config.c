@@ -435,6 +435,31 @@ static void test_load_dropins(void **state)
 	assert_int_equal(system((snprintf(p, sizeof(p), "rm -rf '%s'", dir), p)), 0);
 }
 
+/* an entry whose key the file's syntax cannot hold: a name the kernel accepts */
+static void test_parse_entry(void **state)
+{
+	struct ibh_config c, before;
+	struct ibh_config_error err = {};
+	const struct ibh_gateway_entry *g;
+
+	(void)state;
+	assert_int_equal(parse(&c, "[Tables]\nnet1=900\n", &err), 0);
+	assert_int_equal(config_parse_entry(&c, "Tables", "rail#1", "742", &err), 0);
+	assert_int_equal(config_table_of(&c, "rail#1"), 742);
+	assert_int_equal(config_table_of(&c, "net1"), 900);
+	assert_int_equal(config_parse_entry(&c, "Gateways", "r=1", "10.0.0.1 fd00::1", &err), 0);
+	g = config_gateway_of(&c, "r=1");
+	assert_non_null(g);
+	assert_int_equal(g->n_gw, 2);
+	/* the reader's own rules, and c unchanged on error */
+	before = c;
+	assert_int_equal(config_parse_entry(&c, "Tables", "rail[1]", "255", &err), -EINVAL);
+	assert_int_equal(config_parse_entry(&c, "Tables", "rail#1", "743", &err), -EINVAL);
+	assert_int_equal(config_parse_entry(&c, "Gateways", "a/b", "10.0.0.1", &err), -EINVAL);
+	assert_int_equal(config_parse_entry(&c, "Nope", "x", "1", &err), -EINVAL);
+	assert_memory_equal(&c, &before, sizeof(c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_ipoib_keys),
 		cmocka_unit_test(test_parse_over),
 		cmocka_unit_test(test_load_dropins),
+		cmocka_unit_test(test_parse_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
