@@ -77,7 +77,7 @@ sys.exit(not (len(w) > 400 and sum("a peer 10.0.40.4 routes as it routes" in x f
 # sample.c's choice) sends no answers: the pairs into n7 ib0, broken by n7
 # ib3's ARP flux (before: ok), are unknown, never ok, as is every pair only
 # it was to check; the summary names it. FleetProbers=2 leaves no hole.
-prober=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import join_docs as j
+prober=$(python3 -B -c 'import sys; sys.path.insert(0, sys.argv[1]); import join_docs as j
 f = j.Fleet(64, 8, [], silent=1)
 print(f.probers((7, 0))[0][0])' "$src/bench")
 # shellcheck disable=SC2086
