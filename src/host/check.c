@@ -594,17 +594,9 @@ int check_run(const struct ibh_config *c, const char *const *ifnames, size_t n_i
 	r = snapshot_open(&s);
 	if (r < 0)
 		return r;
-	for (size_t k = 0; k < n_ifnames; k++) {
-		bool found = false;
-
-		for (size_t i = 0; i < s.n_links && !found; i++)
-			found = strcmp(s.links[i].name, ifnames[k]) == 0;
-		if (!found) {
-			log_error("interface '%s' not found", ifnames[k]);
-			r = -ENODEV;
-			goto cleanup;
-		}
-	}
+	r = snapshot_find_links(&s, ifnames, n_ifnames);
+	if (r < 0)
+		goto cleanup;
 	if (json)
 		fprintf(out, "{\"version\":1,\"checks\":[");
 	for (size_t i = 0; i < s.n_links; i++) {

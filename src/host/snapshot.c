@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "snapshot.h"
 
 void snapshot_close(struct ibh_snapshot *s)
@@ -26,4 +28,19 @@ int snapshot_open(struct ibh_snapshot *s)
 	if (r < 0)
 		snapshot_close(s);
 	return r;
+}
+
+int snapshot_find_links(const struct ibh_snapshot *s, const char *const *ifnames, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		bool found = false;
+
+		for (size_t i = 0; i < s->n_links && !found; i++)
+			found = strcmp(s->links[i].name, ifnames[k]) == 0;
+		if (!found) {
+			log_error("interface '%s' not found", ifnames[k]);
+			return -ENODEV;
+		}
+	}
+	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "kernel.h"
@@ -21,3 +22,5 @@ struct ibh_snapshot {
 /* 0, or negative errno (nothing to close) */
 int snapshot_open(struct ibh_snapshot *s);
 void snapshot_close(struct ibh_snapshot *s);
+/* 0 when each of the n names is a link of the snapshot, else -ENODEV (said) */
+int snapshot_find_links(const struct ibh_snapshot *s, const char *const *ifnames, size_t n);
